@@ -1,0 +1,95 @@
+/**
+ * Time, injected. Everything that reads the time or waits takes a Clock, so the pure core and the adapters
+ * run on the system clock in production, on a faster-than-real-time clock beside the simulator, and on a
+ * manual clock in tests (no sleeps in tests).
+ */
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch, in this clock's time. */
+  now(): number;
+  /** Resolves after `ms` of this clock's time. Rejects with the signal's reason when aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+function abortable(signal: AbortSignal | undefined, start: (done: () => void) => () => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      cancel();
+      reject(signal?.reason);
+    };
+    const cancel = start(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    abortable(signal, (done) => {
+      const t = setTimeout(done, Math.max(0, ms));
+      return () => clearTimeout(t);
+    }),
+};
+
+/**
+ * A clock that starts at `origin` and runs `speed` times faster than real time (speed 1 = real time).
+ * Used to play a race day faster; the simulator and racewire share one so that both see the same time.
+ */
+export function createScaledClock(opts: { origin: number; speed: number; real?: Clock }): Clock & { speed: number } {
+  const real = opts.real ?? systemClock;
+  const realStart = real.now();
+  return {
+    speed: opts.speed,
+    now: () => Math.floor(opts.origin + (real.now() - realStart) * opts.speed),
+    sleep: (ms, signal) => real.sleep(ms / opts.speed, signal),
+  };
+}
+
+export interface ManualClock extends Clock {
+  /** Moves time forward by `ms`, waking sleepers in time order and letting their continuations run. */
+  advance(ms: number): Promise<void>;
+  /** Number of pending sleeps (useful to await a component reaching its next wait). */
+  pending(): number;
+}
+
+/** A clock for tests: time moves only when told to. */
+export function createManualClock(start = 0): ManualClock {
+  let now = start;
+  let nextId = 0;
+  const sleepers = new Map<number, { at: number; wake: () => void }>();
+  const settle = async () => {
+    // Let promise chains woken by a timer run to their next wait before time moves on.
+    for (let i = 0; i < 20; i++) await new Promise<void>((r) => setImmediate(r));
+  };
+  return {
+    now: () => now,
+    sleep: (ms, signal) =>
+      abortable(signal, (done) => {
+        const id = nextId++;
+        sleepers.set(id, { at: now + Math.max(0, ms), wake: done });
+        return () => sleepers.delete(id);
+      }),
+    pending: () => sleepers.size,
+    async advance(ms) {
+      const target = now + ms;
+      await settle();
+      for (;;) {
+        let nextEntry: [number, { at: number; wake: () => void }] | undefined;
+        for (const entry of sleepers) {
+          if (entry[1].at <= target && (!nextEntry || entry[1].at < nextEntry[1].at)) nextEntry = entry;
+        }
+        if (!nextEntry) break;
+        now = Math.max(now, nextEntry[1].at);
+        sleepers.delete(nextEntry[0]);
+        nextEntry[1].wake();
+        await settle();
+      }
+      now = target;
+      await settle();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Storage ports. Adapters: memory (tests), SQLite (default, in DATA_DIR), Redis (later). One contract suite
+ * (`test/store/event-log.contract.ts`) runs against every adapter.
+ */
+import type { LogEntry, NewEntry, StreamId } from '../events/envelope.js';
+
+/** The head of a stream: where it is and the document clients rebuild. */
+export interface StreamHead {
+  stream: StreamId;
+  /**
+   * Identifies this incarnation of the stream's log. It changes when the log is reset (for example a wiped
+   * DATA_DIR), so a client holding a seq from another epoch knows its position means nothing here.
+   */
+  epoch: string;
+  /** Seq of the last entry of any kind (0 when the stream has none). */
+  seq: number;
+  /** Seq of the last snapshot or patch: the version of `document`. 0 when there is no document yet. */
+  documentSeq: number;
+  /** The normalised document at `documentSeq`; undefined when none was stored yet. */
+  document: unknown;
+}
+
+export type ReadResult =
+  | { ok: true; entries: LogEntry[] }
+  /** The requested position is older than the retained window, or from another epoch. */
+  | { ok: false; reason: 'too_old' | 'epoch_mismatch'; head: StreamHead };
+
+export interface EventLog {
+  /**
+   * Appends one change atomically: numbers `entries` from head.seq + 1 in the given order, stamps them with
+   * `now`, stores them, and, when `document` is given, makes it the stream's document at the seq of the
+   * snapshot or patch among them. Event ids become `<stream>:<seq>`; a patch's `base` becomes the previous
+   * documentSeq. Either all of it is durable when the promise resolves, or none of it.
+   * Returns the appended entries as stored.
+   */
+  append(
+    stream: StreamId,
+    change: { entries: NewEntry[]; document?: unknown; now: Date },
+  ): Promise<LogEntry[]>;
+
+  /** The stream's head; a stream never written has seq 0, documentSeq 0 and a fresh epoch. */
+  head(stream: StreamId): Promise<StreamHead>;
+
+  /**
+   * Entries with seq > `afterSeq`, oldest first, at most `limit`. When `epoch` is given and differs from
+   * the stream's, or when entries after `afterSeq` have been trimmed from the window, answers not-ok.
+   */
+  read(stream: StreamId, afterSeq: number, opts?: { epoch?: string; limit?: number }): Promise<ReadResult>;
+
+  /** All streams that have a head (for restart and for listing). */
+  streams(): Promise<StreamId[]>;
+
+  /** Trims each stream to its newest `keep` entries (the replay window). The head is never trimmed. */
+  trim(keep: number): Promise<void>;
+
+  close(): Promise<void>;
+}

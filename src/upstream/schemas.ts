@@ -1,0 +1,193 @@
+/**
+ * Runtime schemas for what the racing API returns: lenient by design.
+ *
+ * - Unknown members are kept (`z.looseObject`) so they reach clients as data, and never fail validation:
+ *   the spec says consumers must ignore unknown fields.
+ * - Only the members racewire relies on are required here. The full list of members the spec marks as
+ *   required is checked by `spec-schemas.ts`, which tests run against the real fixtures and the simulator.
+ * - Enumerations the real API is loose about (race status, country, product names) are plain strings:
+ *   an unknown value is data, not a crash. The known values are exported for typing and docs.
+ */
+import { z } from 'zod';
+
+/** Race statuses seen in the spec (`Upcoming`) or in the real data (`Open`, `Closed`, ...). */
+export const KNOWN_RACE_STATUSES = ['Open', 'Upcoming', 'Closed', 'Interim', 'Final', 'Abandoned'] as const;
+export type KnownRaceStatus = (typeof KNOWN_RACE_STATUSES)[number];
+/** Any status string; unknown ones are kept as they are. */
+export type RaceStatus = KnownRaceStatus | (string & {});
+
+/** Racing codes (meeting `category`). */
+export const RACING_CODES = ['T', 'H', 'G'] as const;
+
+const nullableNumber = z.number().nullable().optional();
+
+export const headerSchema = z.looseObject({
+  title: z.string(),
+  generated_time: z.string().optional(),
+  url: z.string().optional(),
+});
+
+/** Wraps a `data` schema in the response envelope every operation shares. */
+export function envelopeSchema<D extends z.ZodType>(data: D) {
+  return z.looseObject({
+    header: headerSchema,
+    params: z.record(z.string(), z.unknown()).optional(),
+    data,
+  });
+}
+
+// ---- /meetings and /meetings/{id} -------------------------------------------------------------
+
+export const raceSummarySchema = z.looseObject({
+  id: z.string().min(1),
+  race_number: z.number().int(),
+  name: z.string(),
+  start_time: z.string(),
+  distance: z.number().optional(),
+  status: z.string(),
+  track_condition: z.string().nullable().optional(),
+  weather: z.string().nullable().optional(),
+  country: z.string().optional(),
+  state: z.string().optional(),
+  tote_start_time: z.string().optional(),
+});
+
+export const meetingSchema = z.looseObject({
+  meeting: z.string().min(1),
+  name: z.string(),
+  date: z.string(),
+  track_condition: z.string().nullable().optional(),
+  category: z.string(),
+  category_name: z.string().optional(),
+  country: z.string(),
+  state: z.string().optional(),
+  races: z.array(raceSummarySchema),
+});
+
+export const meetingsResponseSchema = envelopeSchema(z.looseObject({ meetings: z.array(meetingSchema) }));
+
+// ---- /races/{id} (shape A) ----------------------------------------------------------------------
+
+export const runnerASchema = z.looseObject({
+  runner_number: z.number().int(),
+  horse_name: z.string(),
+  barrier: z.number().int(),
+  scratched: z.boolean(),
+  fixed_odds: z.looseObject({ win: nullableNumber, place: nullableNumber }).nullable().optional(),
+});
+
+export const resultASchema = z.looseObject({
+  runner_number: z.number().int(),
+  finish_position: z.number().int(),
+  margin: z.number().nullable().optional(),
+  time: z.number().nullable().optional(),
+});
+
+export const raceASchema = z.looseObject({
+  id: z.string().min(1),
+  race_number: z.number().int(),
+  name: z.string(),
+  start_time: z.string(),
+  status: z.string(),
+  runners: z.array(runnerASchema).nullable().optional(),
+  results: z.array(resultASchema).nullable().optional(),
+});
+
+export const racesResponseSchema = envelopeSchema(z.looseObject({ races: z.array(raceASchema) }));
+
+// ---- /events/{id} (shape B) ---------------------------------------------------------------------
+
+export const oddsSchema = z
+  .looseObject({
+    fixed_win: nullableNumber,
+    fixed_place: nullableNumber,
+    pool_win: nullableNumber,
+    pool_place: nullableNumber,
+  })
+  .nullable();
+
+export const runnerBSchema = z.looseObject({
+  entrant_id: z.string().min(1),
+  name: z.string(),
+  runner_number: z.number().int(),
+  barrier: z.number().int(),
+  is_scratched: z.boolean(),
+  scratch_time: z.number().nullable().optional(),
+  is_late_scratched: z.boolean().nullable().optional(),
+  odds: oddsSchema.optional(),
+  favourite: z.boolean().optional(),
+  mover: z.boolean().optional(),
+});
+
+export const resultBSchema = z.looseObject({
+  position: z.number().int(),
+  name: z.string(),
+  runner_number: z.number().int(),
+  entrant_id: z.string().min(1),
+  margin_length: z.number().nullable().optional(),
+  positional_margin: z.string().nullable().optional(),
+});
+
+export const dividendSchema = z.looseObject({
+  id: z.string().min(1),
+  product_name: z.string(),
+  status: z.string(),
+  dividend: z.number(),
+  tote: z.string().optional(),
+  pool_size: z.number().nullable().optional(),
+  positions: z
+    .array(z.looseObject({ runner_number: z.number().int(), position: z.number().int() }))
+    .nullable()
+    .optional(),
+});
+
+export const totePoolSchema = z.looseObject({
+  product_type: z.string().min(1),
+  total: z.number(),
+  status: z.string(),
+});
+
+export const raceBSchema = z.looseObject({
+  event_id: z.string().min(1),
+  meeting_id: z.string().min(1),
+  meeting_name: z.string(),
+  status: z.string(),
+  description: z.string(),
+  race_number: z.number().int(),
+  advertised_start: z.number(),
+  actual_start: z.number().nullable().optional(),
+  type: z.string().optional(),
+  country: z.string().optional(),
+  track_condition: z.string().nullable().optional(),
+  distance: z.number().optional(),
+});
+
+export const eventDataSchema = z.looseObject({
+  race: raceBSchema,
+  runners: z.array(runnerBSchema).nullable(),
+  results: z.array(resultBSchema).nullable().optional(),
+  dividends: z.array(dividendSchema).nullable().optional(),
+  tote_pools: z.array(totePoolSchema).nullable().optional(),
+  favourite: z.unknown().optional(),
+  mover: z.unknown().optional(),
+  error: z.string().optional(),
+});
+
+export const eventResponseSchema = envelopeSchema(eventDataSchema);
+
+// ---- Types --------------------------------------------------------------------------------------
+
+export type RaceSummary = z.infer<typeof raceSummarySchema>;
+export type Meeting = z.infer<typeof meetingSchema>;
+export type MeetingsResponse = z.infer<typeof meetingsResponseSchema>;
+export type RunnerA = z.infer<typeof runnerASchema>;
+export type RaceA = z.infer<typeof raceASchema>;
+export type RacesResponse = z.infer<typeof racesResponseSchema>;
+export type Odds = z.infer<typeof oddsSchema>;
+export type RunnerB = z.infer<typeof runnerBSchema>;
+export type ResultB = z.infer<typeof resultBSchema>;
+export type Dividend = z.infer<typeof dividendSchema>;
+export type TotePool = z.infer<typeof totePoolSchema>;
+export type RaceB = z.infer<typeof raceBSchema>;
+export type EventData = z.infer<typeof eventDataSchema>;
+export type EventResponse = z.infer<typeof eventResponseSchema>;
