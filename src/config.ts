@@ -1,0 +1,118 @@
+/**
+ * Configuration, in one place: one explicit map from environment variable to setting, defaults in one
+ * object, validated once at start-up. A bad value stops the process with a message that names the variable.
+ * docs/operations.md carries the same table for operators; a test keeps the two in step.
+ */
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const url = z.url({ protocol: /^https?$/ });
+
+/** Environment variable -> [schema, default (as the string an operator would write), description]. */
+export const SETTINGS = {
+  PORT: [int(0, 65535), '8080', 'HTTP/WebSocket port'],
+  HOST: [z.string().min(1), '0.0.0.0', 'Interface to listen on'],
+  RACING_API_URL: [
+    url.optional(),
+    undefined,
+    'Base URL of the racing API incl. /affiliates/v1/racing; unset: the embedded simulator',
+  ],
+  RACING_API_FROM: [z.string().optional(), undefined, 'Value of the From header the real API expects'],
+  RACING_API_PARTNER: [z.string().optional(), undefined, 'Value of the X-Partner header'],
+  RACING_API_PARTNER_ID: [z.string().optional(), undefined, 'Value of the X-Partner-ID header'],
+  RACING_API_KEY_HEADER: [
+    z.string().min(1).optional(),
+    undefined,
+    'Name of an API-key header, if the API needs one',
+  ],
+  RACING_API_KEY: [
+    z.string().min(1).optional(),
+    undefined,
+    'Value of that API-key header (secret; never logged)',
+  ],
+  RACING_API_MAX_RPM: [int(1, 10_000), '100', 'Most upstream requests in any 60 s window'],
+  RACING_API_TIMEOUT_MS: [int(100, 120_000), '10000', 'Upstream request timeout'],
+  DISCOVERY_INTERVAL_MS: [
+    int(1000, 3_600_000),
+    '6000',
+    'How often /meetings is polled for new races and statuses',
+  ],
+  DATA_DIR: [z.string().min(1), './data', 'Where the SQLite database lives'],
+  STORE: [z.enum(['sqlite', 'memory']), 'sqlite', 'Event log and state store: sqlite (durable) or memory'],
+  EVENT_LOG_WINDOW: [int(10, 10_000_000), '5000', 'Entries kept per stream for resume and replay'],
+  LOG_LEVEL: [
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    'info',
+    'pino log level',
+  ],
+  SIMULATOR_SEED: [int(0, 2 ** 31 - 1), '1', 'Seed of the embedded simulator (same seed, same day)'],
+  SIMULATOR_SPEED: [
+    z.coerce.number().min(0.1).max(1000),
+    '10',
+    'Embedded simulator and racewire clock speed (x real time)',
+  ],
+  SIMULATOR_PORT: [int(0, 65535), '8081', 'Port of the standalone simulator (npm run simulator)'],
+  API_KEYS: [
+    z.string().optional(),
+    undefined,
+    'Subscriber keys: comma-separated key:scope pairs, scope public|partner (secret)',
+  ],
+  ALLOW_ANONYMOUS: [bool, 'true', 'Let subscribers without a key in, with public scope'],
+  ADMIN_TOKEN: [
+    z.string().min(16).optional(),
+    undefined,
+    'Bearer token for the admin API; unset: admin API answers loopback only',
+  ],
+  WEBHOOK_ALLOW_PRIVATE: [
+    bool,
+    'false',
+    'Allow webhook URLs on private/loopback networks (tests, local demos)',
+  ],
+} as const;
+
+type Settings = typeof SETTINGS;
+export type Config = { [K in keyof Settings]: z.output<Settings[K][0]> };
+
+export class ConfigError extends Error {
+  readonly code = 'RW_CONFIG_INVALID';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = this.constructor.name;
+  }
+}
+
+/** Reads and validates every setting; throws ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, [schema, fallback]] of Object.entries(SETTINGS)) {
+    const raw = env[name] === '' ? undefined : env[name];
+    const parsed = (schema as z.ZodType).safeParse(raw ?? fallback);
+    if (parsed.success) out[name] = parsed.data;
+    else
+      problems.push(
+        `${name}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+      );
+  }
+  if (env.RACING_API_KEY && !env.RACING_API_KEY_HEADER) {
+    problems.push('RACING_API_KEY is set but RACING_API_KEY_HEADER is not: name the header that carries it');
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return out as Config;
+}
+
+/** Subscriber keys from `API_KEYS` ("key:scope,key2:scope"). */
+export function parseApiKeys(spec: string | undefined): Map<string, 'public' | 'partner'> {
+  const keys = new Map<string, 'public' | 'partner'>();
+  for (const pair of (spec ?? '').split(',').filter(Boolean)) {
+    const [key, scope = 'public'] = pair.split(':');
+    if (!key || (scope !== 'public' && scope !== 'partner')) {
+      throw new ConfigError([
+        `API_KEYS: "${pair.split(':')[0]?.slice(0, 4)}…" needs the form key:public or key:partner`,
+      ]);
+    }
+    keys.set(key, scope);
+  }
+  return keys;
+}

@@ -1,0 +1,34 @@
+/** What the scheduler knows about each race: learnt from discovery and from the race's own fetches. */
+
+export interface RaceWatch {
+  raceId: string;
+  meetingId: string;
+  meetingName: string;
+  raceNumber: number;
+  name: string;
+  country: string;
+  /** Racing code: T, H or G. */
+  category: string;
+  /** Advertised start, epoch ms (discovery keeps it current when the start is delayed). */
+  startTime: number;
+  /** Latest known status, from discovery or from the race's last document. */
+  status: string;
+  /** When discovery first listed the race. */
+  discoveredAt: number;
+  /** When the last fetch of /events for this race finished, successfully or not. */
+  lastFetchAt?: number;
+  /** When the last usable payload arrived: staleness is measured from here. */
+  lastGoodAt?: number;
+  /** Discovery saw a change (status, start time) that the race's document does not show yet. */
+  dirty: boolean;
+  /** The last document had Final dividend rows. */
+  finalDividends: boolean;
+  /** When the race was first seen Final or Abandoned (from discovery or a document). */
+  finishedAt?: number;
+  /** Fetches that failed in a row (bad payload, 5xx, timeout); reset by a good one. */
+  failures: number;
+}
+
+export const FINISHED_STATUSES: ReadonlySet<string> = new Set(['Final', 'Abandoned']);
+/** Statuses in which the race has run (or is running) but results are not official yet. */
+export const RUN_STATUSES: ReadonlySet<string> = new Set(['Closed', 'Interim']);

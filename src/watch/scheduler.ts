@@ -1,0 +1,58 @@
+/**
+ * Which request to make next: a pure function of the known races, the clock, the subscriptions and what is
+ * already in flight. The poller asks it whenever the limiter has a slot.
+ *
+ * Rule: among races whose minimum interval has passed, take the one with the largest weighted staleness
+ * (time since its last fetch x its weight). When demand exceeds the budget this gives each race a share of
+ * the requests proportional to its weight, so intervals stretch by priority; when it does not, minimum
+ * intervals keep the spare budget unspent. A race discovery marked dirty goes first; discovery itself goes
+ * first of all when it is due.
+ */
+import { pollPolicy } from './poll-policy.js';
+import type { RaceWatch } from './race-watch.js';
+
+export type Pick =
+  | { kind: 'discovery' }
+  | { kind: 'race'; raceId: string; weight: number }
+  /** Nothing is due; ask again at `until` (epoch ms) or when something changes. */
+  | { kind: 'idle'; until: number };
+
+export interface SchedulerInput {
+  races: Iterable<RaceWatch>;
+  now: number;
+  /** Races being fetched right now: never picked twice. */
+  inFlight: ReadonlySet<string>;
+  subscribers: ReadonlyMap<string, number>;
+  /** When the next discovery request is due (epoch ms); discovery is never run twice at once. */
+  discoveryDueAt: number;
+  discoveryInFlight: boolean;
+}
+
+/** Weighted staleness given to a race never fetched: as if fetched this long before discovery. */
+const NEVER_FETCHED_AGE_MS = 60_000;
+
+export function pickNext(input: SchedulerInput): Pick {
+  const { now } = input;
+  if (!input.discoveryInFlight && now >= input.discoveryDueAt) return { kind: 'discovery' };
+
+  let best: { race: RaceWatch; score: number; weight: number } | undefined;
+  let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
+  for (const race of input.races) {
+    if (input.inFlight.has(race.raceId)) continue;
+    const policy = pollPolicy(race, now, input.subscribers.get(race.raceId) ?? 0);
+    if (!policy) continue;
+    const last = race.lastFetchAt ?? race.discoveredAt - NEVER_FETCHED_AGE_MS;
+    const dueAt = race.dirty && race.failures === 0 ? now : last + policy.minIntervalMs;
+    if (dueAt > now) {
+      nextDue = Math.min(nextDue, dueAt);
+      continue;
+    }
+    const score = race.dirty ? Number.POSITIVE_INFINITY : (now - last) * policy.weight;
+    // Ties (several dirty races, say) go to the race that jumps first.
+    if (!best || score > best.score || (score === best.score && race.startTime < best.race.startTime)) {
+      best = { race, score, weight: policy.weight };
+    }
+  }
+  if (best) return { kind: 'race', raceId: best.race.raceId, weight: best.weight };
+  return { kind: 'idle', until: nextDue };
+}
