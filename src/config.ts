@@ -56,7 +56,7 @@ export const SETTINGS = {
   API_KEYS: [
     z.string().optional(),
     undefined,
-    'Subscriber keys: comma-separated key:scope pairs, scope public|partner (secret)',
+    'Subscriber keys: comma-separated key:scope pairs, scope public or partner (secret)',
   ],
   ALLOW_ANONYMOUS: [bool, 'true', 'Let subscribers without a key in, with public scope'],
   ADMIN_TOKEN: [
