@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 import type { EventResponse, Meeting, MeetingsResponse } from '../upstream/schemas.js';
 import { applyMeetings } from './discovery.js';
 import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
-import { pickNext } from './scheduler.js';
+import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
 
 /** What the poller needs of the racing client. */
 export interface RaceSource {
@@ -40,6 +40,8 @@ export interface PollerDeps {
   discoveryIntervalMs: number;
   /** Concurrent fetches; the limiter, not this, bounds the rate. */
   concurrency?: number;
+  /** The scheduling decision; the default is racewire's scheduler (benchmarks plug in baselines). */
+  strategy?: (input: SchedulerInput) => Pick;
 }
 
 export interface Poller {
@@ -58,6 +60,7 @@ const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function createPoller(deps: PollerDeps): Poller {
   const { clock, logger } = deps;
+  const strategy = deps.strategy ?? pickNext;
   let races = new Map<string, RaceWatch>();
   const inFlight = new Set<string>();
   let discoveryInFlight = false;
@@ -140,7 +143,7 @@ export function createPoller(deps: PollerDeps): Poller {
 
   async function work(): Promise<void> {
     while (running) {
-      const pick = pickNext({
+      const pick = strategy({
         races: races.values(),
         now: clock.now(),
         inFlight,
