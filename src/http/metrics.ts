@@ -1,0 +1,119 @@
+/**
+ * Prometheus metrics (prom-client), one registry per process. Modules record through the named metrics here so
+ * every metric is defined once; `/metrics` exposes them. Gauges that mirror state (budget, staleness, sockets)
+ * are collected on scrape from the functions passed in, not pushed on every change.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface MetricSources {
+  budget?: () => { used: number; left: number; queued: number };
+  staleness?: () => Iterable<{ raceId: string; ms: number }>;
+  webSocketConnections?: () => number;
+  outboxDepth?: () => number;
+}
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const sources: MetricSources = {};
+  const metrics = {
+    registry,
+    sources,
+    upstreamRequests: new Counter({
+      name: 'racewire_upstream_requests_total',
+      help: 'Upstream requests by operation and outcome',
+      labelNames: ['operation', 'outcome'] as const,
+      registers: [registry],
+    }),
+    events: new Counter({
+      name: 'racewire_events_total',
+      help: 'Events detected, by type',
+      labelNames: ['type'] as const,
+      registers: [registry],
+    }),
+    patchBytes: new Histogram({
+      name: 'racewire_patch_bytes',
+      help: 'Size of each patch or snapshot appended, in bytes',
+      labelNames: ['kind'] as const,
+      buckets: [64, 256, 1024, 4096, 16_384, 65_536, 262_144],
+      registers: [registry],
+    }),
+    rejectedPayloads: new Counter({
+      name: 'racewire_rejected_payloads_total',
+      help: 'Upstream payloads refused by validation (no events made from them), by code',
+      labelNames: ['code'] as const,
+      registers: [registry],
+    }),
+    slowDisconnects: new Counter({
+      name: 'racewire_ws_slow_disconnects_total',
+      help: 'WebSocket connections closed because their send buffer overflowed',
+      registers: [registry],
+    }),
+    webhookDeliveries: new Counter({
+      name: 'racewire_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    webhookLatency: new Histogram({
+      name: 'racewire_webhook_attempt_seconds',
+      help: 'Webhook attempt latency',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+      registers: [registry],
+    }),
+  };
+  new Gauge({
+    name: 'racewire_upstream_budget',
+    help: 'Upstream requests used and left in the current 60 s window, and queued',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const b = sources.budget?.();
+      if (!b) return;
+      this.set({ state: 'used' }, b.used);
+      this.set({ state: 'left' }, b.left);
+      this.set({ state: 'queued' }, b.queued);
+    },
+  });
+  new Gauge({
+    name: 'racewire_race_staleness_seconds',
+    help: 'Seconds since the last usable payload of each watched race',
+    labelNames: ['race_id'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { raceId, ms } of sources.staleness?.() ?? []) this.set({ race_id: raceId }, ms / 1000);
+    },
+  });
+  new Gauge({
+    name: 'racewire_ws_connections',
+    help: 'Open WebSocket connections',
+    registers: [registry],
+    collect() {
+      this.set(sources.webSocketConnections?.() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'racewire_webhook_outbox_depth',
+    help: 'Webhook deliveries pending',
+    registers: [registry],
+    collect() {
+      this.set(sources.outboxDepth?.() ?? 0);
+    },
+  });
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
+  app.get(
+    '/metrics',
+    { schema: { tags: ['operations'], summary: 'Prometheus metrics' } },
+    async (_req, reply) => {
+      reply.header('content-type', metrics.registry.contentType);
+      return metrics.registry.metrics();
+    },
+  );
+}
