@@ -31,19 +31,25 @@ export interface EventLog {
    * `now`, stores them, and, when `document` is given, makes it the stream's document at the seq of the
    * snapshot or patch among them. Event ids become `<stream>:<seq>`; a patch's `base` becomes the previous
    * documentSeq. Either all of it is durable when the promise resolves, or none of it.
-   * Returns the appended entries as stored.
+   * Returns the appended entries as stored. Rejects with an EventLogError (`errors.ts`) when `document` and
+   * the snapshot/patch entries disagree (one needs exactly one of the other), or on a patch with no base.
    */
   append(
     stream: StreamId,
     change: { entries: NewEntry[]; document?: unknown; now: Date },
   ): Promise<LogEntry[]>;
 
-  /** The stream's head; a stream never written has seq 0, documentSeq 0 and a fresh epoch. */
+  /**
+   * The stream's head. A stream never written has seq 0, documentSeq 0, no document, and the epoch it will
+   * keep when first written (so a client that saw the empty head can resume once entries arrive).
+   */
   head(stream: StreamId): Promise<StreamHead>;
 
   /**
    * Entries with seq > `afterSeq`, oldest first, at most `limit`. When `epoch` is given and differs from
    * the stream's, or when entries after `afterSeq` have been trimmed from the window, answers not-ok.
+   * `afterSeq` ahead of the head cannot come from this log (it was reset), so it answers epoch_mismatch;
+   * `afterSeq` equal to the head answers ok with no entries. Rejects a negative or fractional `afterSeq`.
    */
   read(stream: StreamId, afterSeq: number, opts?: { epoch?: string; limit?: number }): Promise<ReadResult>;
 
