@@ -1,0 +1,216 @@
+/**
+ * The dispatcher: claims due deliveries from the outbox and sends them with bounded concurrency. Correctness
+ * rests on the outbox alone (it polls on the clock); `kick()` (after an append, after an attempt) only
+ * makes it look sooner.
+ */
+import { performance } from 'node:perf_hooks';
+import PQueue from 'p-queue';
+import { type Clock, systemClock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import type { ResolvedWebhookConfig } from './config.js';
+import { discordUrl } from './formatters/discord.js';
+import type { Sender } from './http-sender.js';
+import type { Delivery, DeliveryStatus, SqliteOutbox } from './outbox.js';
+import { type Decision, decide, isFailure } from './retry-policy.js';
+import { signDelivery } from './signer.js';
+
+const PRUNE_EVERY_MS = 3_600_000;
+
+export type Outcome = 'delivered' | 'retry' | 'failed' | 'disable';
+
+export interface DispatcherDeps {
+  outbox: SqliteOutbox;
+  clock: Clock;
+  /** Time of `webhook-timestamp`: wall-clock time, since receivers reject timestamps 5 min from their own
+   * now; it differs from `clock` when racewire runs on a scaled (simulated) clock. @default systemClock */
+  signingClock?: Clock;
+  logger: Logger;
+  config: ResolvedWebhookConfig;
+  send: Sender;
+  /** In [0, 1): jitter source. @default Math.random */
+  random?: () => number;
+  onAttempt?: (outcome: Outcome, latencyMs: number) => void;
+}
+
+export function createDispatcher(deps: DispatcherDeps) {
+  const { outbox, clock, logger, config, send } = deps;
+  const signingClock = deps.signingClock ?? systemClock;
+  const random = deps.random ?? Math.random;
+  const queue = new PQueue({ concurrency: config.concurrency });
+  const outcomes: Record<Outcome, number> = { delivered: 0, retry: 0, failed: 0, disable: 0 };
+  const inFlight = new Set<number>();
+  let closed = false;
+  let kicked = false;
+  let wake = new AbortController();
+  let loopDone: Promise<void> = Promise.resolve();
+
+  const kick = () => {
+    kicked = true;
+    wake.abort();
+  };
+
+  /** Secrets that sign now: the current one, and the previous one during its rotation overlap. */
+  const liveSecrets = (ep: NonNullable<ReturnType<SqliteOutbox['endpoint']>>, now: number) =>
+    ep.previousSecret && (ep.previousSecretExpiresAt ?? 0) > now
+      ? [ep.secret, ep.previousSecret]
+      : [ep.secret];
+
+  async function attempt(d: Delivery): Promise<void> {
+    const ep = outbox.endpoint(d.endpointId);
+    const body = outbox.body(d.id);
+    if (!ep || body === undefined) return; // Deleted meanwhile: nothing is owed any more.
+    const at = clock.now();
+    const headers =
+      ep.kind === 'standard'
+        ? { ...signDelivery(liveSecrets(ep, at), d.eventId, signingClock.now(), body) }
+        : ({} as Record<string, string>);
+    let url = ep.url;
+    if (ep.kind === 'discord') url = discordUrl(url);
+    const t0 = performance.now();
+    const result = await send({ url, headers, body });
+    const latencyMs = performance.now() - t0;
+    const now = clock.now();
+    const decision = decide(result, {
+      kind: ep.kind,
+      attempts: d.attempts + 1,
+      now,
+      schedule: config.retrySchedule,
+      jitter: config.jitter,
+      maxRetryAfterMs: config.maxRetryAfterMs,
+      random: random(),
+    });
+    const next = nextState(decision, now);
+    outbox.recordAttempt(
+      d,
+      {
+        at,
+        statusCode: result.status,
+        latencyMs,
+        error: result.error,
+        responseBody: result.body,
+        outcome: decision.kind,
+      },
+      next,
+    );
+    outcomes[decision.kind]++;
+    deps.onAttempt?.(decision.kind, latencyMs);
+    if (decision.kind === 'retry' && decision.pauseEndpointUntil)
+      outbox.pauseEndpoint(ep.id, decision.pauseEndpointUntil);
+    if (decision.kind === 'disable') {
+      outbox.disableEndpoint(ep.id, decision.reason);
+      logger.warn({ endpointId: ep.id, reason: decision.reason }, 'webhook endpoint disabled');
+    }
+    const failingSince = outbox.markEndpointHealth(ep.id, isFailure(decision), now);
+    if (failingSince !== null && decision.kind !== 'disable' && now - failingSince >= config.disableAfterMs) {
+      const reason = `failing since ${new Date(failingSince).toISOString()} without a success`;
+      outbox.disableEndpoint(ep.id, reason);
+      logger.warn({ endpointId: ep.id, reason }, 'webhook endpoint disabled');
+    }
+    logger.debug(
+      { deliveryId: d.id, endpointId: ep.id, status: result.status, outcome: decision.kind, latencyMs },
+      'webhook attempt',
+    );
+  }
+
+  function nextState(decision: Decision, now: number): { status: DeliveryStatus; nextAttemptAt: number } {
+    switch (decision.kind) {
+      case 'delivered':
+        return { status: 'delivered', nextAttemptAt: now };
+      case 'retry':
+        return { status: 'pending', nextAttemptAt: decision.at };
+      case 'failed':
+        return { status: 'failed', nextAttemptAt: now };
+      case 'disable':
+        // Kept pending: re-enabling the endpoint (or a replay) sends it.
+        return { status: 'pending', nextAttemptAt: now };
+    }
+  }
+
+  function dispatchDue(): void {
+    const free = config.concurrency - inFlight.size;
+    // Under load, claim in batches rather than once per finished attempt: a claim reads every active chain.
+    if (free <= 0 || (inFlight.size > 0 && free < Math.ceil(config.concurrency / 4))) return;
+    for (const d of outbox.claimDue(clock.now(), free, {
+      chatMinIntervalMs: config.chatMinIntervalMs,
+      perEndpoint: config.perEndpointConcurrency,
+    })) {
+      inFlight.add(d.id);
+      void queue
+        .add(() => attempt(d))
+        .catch((err: unknown) => {
+          // Storage failed while recording: the row stays in flight until restart recovery; log loudly.
+          logger.error({ err, deliveryId: d.id }, 'webhook attempt could not be recorded');
+        })
+        .finally(() => {
+          inFlight.delete(d.id);
+          kick();
+        });
+    }
+  }
+
+  let lastPrune = clock.now();
+  /** Hourly (on the clock): forget finished deliveries past the retention. */
+  function pruneIfDue(): void {
+    const now = clock.now();
+    if (now - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = now;
+    const pruned = outbox.prune(now - config.retentionMs);
+    if (pruned > 0) logger.debug({ pruned }, 'finished webhook deliveries pruned');
+  }
+
+  async function loop(): Promise<void> {
+    while (!closed) {
+      try {
+        pruneIfDue();
+        dispatchDue();
+      } catch (err) {
+        logger.error({ err }, 'webhook dispatcher could not read the outbox');
+      }
+      if (kicked) {
+        kicked = false;
+        await new Promise<void>((r) => setImmediate(r));
+        continue;
+      }
+      const now = clock.now();
+      const due = outbox.nextDueAt();
+      const poll = Math.max(0, Math.min(config.pollIntervalMs, lastPrune + PRUNE_EVERY_MS - now));
+      const wait = due !== null && due > now ? Math.min(due - now, poll) : poll;
+      wake = new AbortController();
+      try {
+        await clock.sleep(wait, wake.signal);
+      } catch {
+        // Woken early by kick().
+      }
+      kicked = false;
+    }
+  }
+
+  return {
+    start() {
+      const recovered = outbox.recoverInFlight();
+      if (recovered > 0)
+        logger.info({ recovered }, 'webhook deliveries in flight at the last stop are owed again');
+      loopDone = loop();
+    },
+    kick,
+    outcomes: () => ({ ...outcomes }),
+    inFlight: () => inFlight.size,
+    /** Stops claiming; waits up to `graceMs` for attempts in flight, and releases the rest as still owed. */
+    async close(graceMs = config.timeoutMs + 1000): Promise<void> {
+      closed = true;
+      kick();
+      await loopDone;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        queue.onIdle(),
+        new Promise<void>((r) => {
+          timer = setTimeout(r, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (inFlight.size > 0) outbox.recoverInFlight();
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;

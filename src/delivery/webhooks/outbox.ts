@@ -1,0 +1,360 @@
+/**
+ * The durable outbox, in the event log's SQLite database. `enqueueForEntries` runs inside the log's append
+ * transaction, so an event and its deliveries commit together or not at all; the dispatcher then works
+ * only from these tables, which is what makes delivery survive a crash.
+ */
+import type { LogEntry, RaceEvent } from '../../events/envelope.js';
+import type { Database } from '../../store/sqlite/database.js';
+import { migrate } from '../../store/sqlite/migrate.js';
+import { endpointWants } from './endpoint-match.js';
+import { createEndpointStore, type EndpointPatch } from './endpoint-store.js';
+import { formatBody } from './formatters/index.js';
+import {
+  type Attempt,
+  type BodyFormatter,
+  CHAIN_DUE_AT,
+  type Delivery,
+  type DeliveryStatus,
+  type EndpointWithSecrets,
+  RESPONSE_BODY_LIMIT,
+  type Row,
+  toAttempt,
+  toDelivery,
+} from './outbox-rows.js';
+import { OUTBOX_MIGRATIONS } from './outbox-schema.js';
+import type { EndpointKind } from './retry-policy.js';
+
+export type { Attempt, Delivery, DeliveryStatus, Endpoint, EndpointWithSecrets } from './outbox-rows.js';
+export { newEndpointId, publicEndpoint, RESPONSE_BODY_LIMIT } from './outbox-rows.js';
+
+export function createSqliteOutbox(
+  db: Database,
+  options: { format?: BodyFormatter; now?: () => number } = {},
+) {
+  const opts = { format: options.format ?? formatBody, now: options.now ?? Date.now };
+  migrate(db, 'webhooks', OUTBOX_MIGRATIONS);
+  const endpoints = createEndpointStore(db, opts.now);
+  const { endpoint } = endpoints;
+  const s = {
+    insertDelivery:
+      db.prepare(`INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, stream, seq,
+      body, status, attempts, next_attempt_at, created_at, updated_at, replay_of)
+      VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`),
+    delivery: db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?'),
+    body: db.prepare('SELECT body FROM webhook_deliveries WHERE id = ?'),
+    // Only the head of each (endpoint, stream) chain can be due: per-endpoint, per-race order. Reading the
+    // heads through webhook_chains keeps this proportional to the active chains, not to the backlog.
+    due: db.prepare(`SELECT d.* FROM webhook_chains c JOIN webhook_deliveries d ON d.id = c.head_id
+      WHERE c.due_at <= @now ORDER BY c.due_at, c.head_id LIMIT @limit`),
+    addToChain: db.prepare(`INSERT INTO webhook_chains (endpoint_id, stream, head_id) VALUES (?, ?, ?)
+      ON CONFLICT (endpoint_id, stream) DO NOTHING`),
+    nextInChain: db
+      .prepare(
+        `SELECT MIN(id) FROM webhook_deliveries WHERE endpoint_id = ? AND stream = ? AND status = 'pending'`,
+      )
+      .pluck(),
+    setHead: db.prepare('UPDATE webhook_chains SET head_id = ? WHERE endpoint_id = ? AND stream = ?'),
+    dropChain: db.prepare('DELETE FROM webhook_chains WHERE endpoint_id = ? AND stream = ?'),
+    refreshChain: db.prepare(`UPDATE webhook_chains SET due_at = (${CHAIN_DUE_AT})
+      WHERE endpoint_id = ? AND stream = ?`),
+    refreshEndpointChains: db.prepare(
+      `UPDATE webhook_chains SET due_at = (${CHAIN_DUE_AT}) WHERE endpoint_id = ?`,
+    ),
+    refreshAllChains: db.prepare(`UPDATE webhook_chains SET due_at = (${CHAIN_DUE_AT})`),
+    markInFlight: db.prepare(
+      `UPDATE webhook_deliveries SET status = 'in_flight', updated_at = ? WHERE id = ?`,
+    ),
+    inFlightByEndpoint: db.prepare(
+      `SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries WHERE status = 'in_flight' GROUP BY endpoint_id`,
+    ),
+    recoverInFlight: db.prepare(
+      `UPDATE webhook_deliveries SET status = 'pending' WHERE status = 'in_flight'`,
+    ),
+    finish: db.prepare(`UPDATE webhook_deliveries SET status = @status, attempts = attempts + 1,
+      next_attempt_at = @next, updated_at = @now, last_status_code = @code, last_error = @error WHERE id = @id`),
+    insertAttempt:
+      db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt_no, at, status_code, latency_ms,
+      error, response_body, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    counts: db.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status'),
+    attempts: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt_no'),
+    // When the next claim can happen: the earliest head of a chain, once its endpoint's pause is over.
+    nextDue: db.prepare('SELECT MIN(due_at) AS at FROM webhook_chains'),
+    resume: db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = MIN(next_attempt_at, ?)
+      WHERE endpoint_id = ? AND status = 'pending'`),
+    deleteAttempts: db.prepare(`DELETE FROM webhook_attempts WHERE delivery_id IN
+      (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)`),
+    deleteDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ?'),
+    deleteChains: db.prepare('DELETE FROM webhook_chains WHERE endpoint_id = ?'),
+    pruneAttempts:
+      db.prepare(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries
+      WHERE status IN ('delivered', 'failed') AND updated_at < ?)`),
+    pruneDeliveries: db.prepare(
+      `DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?`,
+    ),
+  };
+
+  /** Inserts an owed delivery; it heads its (endpoint, stream) chain unless an earlier one is owed. */
+  const insertRow = (
+    r: { endpointId: string; eventId: string; eventType: string; stream: string; seq: number; body: string },
+    now: number,
+    replayOf: number | null,
+  ): number => {
+    const id = Number(
+      s.insertDelivery.run(
+        r.endpointId,
+        r.eventId,
+        r.eventType,
+        r.stream,
+        r.seq,
+        r.body,
+        now,
+        now,
+        now,
+        replayOf,
+      ).lastInsertRowid,
+    );
+    if (s.addToChain.run(r.endpointId, r.stream, id).changes > 0) s.refreshChain.run(r.endpointId, r.stream);
+    return id;
+  };
+  const insertDelivery = (
+    endpointId: string,
+    event: RaceEvent,
+    body: string,
+    now: number,
+    replayOf: number | null,
+  ) =>
+    insertRow(
+      { endpointId, eventId: event.id, eventType: event.type, stream: event.stream, seq: event.seq, body },
+      now,
+      replayOf,
+    );
+
+  /** A finished head hands its chain to the next owed delivery, or the chain ends. */
+  const advanceChain = (endpointId: string, stream: string) => {
+    const next = s.nextInChain.get(endpointId, stream) as number | null;
+    if (next === null) s.dropChain.run(endpointId, stream);
+    else s.setHead.run(next, endpointId, stream);
+    if (next !== null) s.refreshChain.run(endpointId, stream);
+  };
+
+  /** A rate limit or the chat pacing: nothing is sent to the endpoint before `until`. */
+  const pauseEndpoint = (id: string, until: number) => {
+    endpoints.pauseRow(id, until);
+    s.refreshEndpointChains.run(id);
+  };
+
+  const delivery = (id: number): Delivery | undefined => {
+    const r = s.delivery.get(id) as Row | undefined;
+    return r && toDelivery(r);
+  };
+
+  /** A replay is a new delivery with the same webhook-id and the same bytes; the original keeps its history. */
+  const replay = (deliveryId: number): Delivery | undefined => {
+    const r = s.delivery.get(deliveryId) as Row | undefined;
+    if (!r) return undefined;
+    const id = insertRow(
+      {
+        endpointId: r.endpoint_id as string,
+        eventId: r.event_id as string,
+        eventType: r.event_type as string,
+        stream: r.stream as string,
+        seq: r.seq as number,
+        body: r.body as string,
+      },
+      opts.now(),
+      r.id as number,
+    );
+    return delivery(id);
+  };
+
+  return {
+    /** Synchronous, for the event log's onAppend (inside its transaction): one delivery per matching
+     * enabled endpoint and event. */
+    enqueueForEntries(entries: LogEntry[]): number {
+      const events = entries.flatMap((e) => (e.kind === 'event' ? [e.event] : []));
+      if (events.length === 0) return 0;
+      const enabled = endpoints.enabledEndpoints();
+      const now = opts.now();
+      let n = 0;
+      for (const event of events) {
+        for (const ep of enabled) {
+          if (!endpointWants(ep.eventTypes, ep.filters, event)) continue;
+          const body = opts.format(ep.kind, event);
+          if (body === undefined) continue;
+          insertDelivery(ep.id, event, body, now, null);
+          n++;
+        }
+      }
+      return n;
+    },
+
+    /** Enqueues one event for one endpoint regardless of its filters (test events). */
+    enqueueOne(endpointId: string, event: RaceEvent): Delivery | undefined {
+      const ep = endpoint(endpointId);
+      const body = ep && opts.format(ep.kind, event);
+      if (!ep || body === undefined) return undefined;
+      return delivery(insertDelivery(ep.id, event, body, opts.now(), null));
+    },
+
+    endpoint,
+    listEndpoints: endpoints.listEndpoints,
+    createEndpoint: endpoints.createEndpoint,
+    rotateSecret: endpoints.rotateSecret,
+    markEndpointHealth: endpoints.markEndpointHealth,
+    endpointHealth: endpoints.endpointHealth,
+
+    /** Updates an endpoint; re-enabling makes its held deliveries due now. */
+    updateEndpoint: (id: string, patch: EndpointPatch): EndpointWithSecrets | undefined =>
+      db.transaction(() => {
+        if (!endpoints.updateRow(id, patch)) return undefined;
+        if (patch.enabled) s.resume.run(opts.now(), id);
+        if (patch.enabled !== undefined) s.refreshEndpointChains.run(id);
+        return endpoint(id);
+      })(),
+
+    deleteEndpoint: (id: string): boolean =>
+      db.transaction(() => {
+        s.deleteAttempts.run(id);
+        s.deleteDeliveries.run(id);
+        s.deleteChains.run(id);
+        return endpoints.removeRow(id);
+      })(),
+
+    /** Disables an endpoint; what it is owed stays pending for when it is re-enabled. */
+    disableEndpoint(id: string, reason: string) {
+      endpoints.disableRow(id, reason);
+      s.refreshEndpointChains.run(id);
+    },
+
+    pauseEndpoint,
+
+    /**
+     * Claims due deliveries and marks them in flight: at most `limit`, at most `perEndpoint` in flight per
+     * endpoint (so one slow or dead endpoint cannot take every slot), one at a time per chat endpoint.
+     */
+    claimDue(now: number, limit: number, o: { chatMinIntervalMs: number; perEndpoint: number }): Delivery[] {
+      return db.transaction(() => {
+        const busy = new Map<string, number>();
+        for (const r of s.inFlightByEndpoint.all() as { endpoint_id: string; n: number }[])
+          busy.set(r.endpoint_id, r.n);
+        const rows = (s.due.all({ now, limit: limit * 4 + 32 }) as Row[]).map(toDelivery);
+        const claimed: Delivery[] = [];
+        const kinds = new Map<string, EndpointKind | undefined>();
+        for (const d of rows) {
+          if (claimed.length >= limit) break;
+          if (!kinds.has(d.endpointId)) kinds.set(d.endpointId, endpoint(d.endpointId)?.kind);
+          const kind = kinds.get(d.endpointId);
+          const n = busy.get(d.endpointId) ?? 0;
+          if (!kind || n >= (kind === 'standard' ? o.perEndpoint : 1)) continue;
+          busy.set(d.endpointId, n + 1);
+          s.markInFlight.run(now, d.id);
+          s.refreshChain.run(d.endpointId, d.stream);
+          if (kind !== 'standard') pauseEndpoint(d.endpointId, now + o.chatMinIntervalMs);
+          claimed.push({ ...d, status: 'in_flight' });
+        }
+        return claimed;
+      })();
+    },
+
+    body: (id: number): string | undefined => (s.body.get(id) as { body: string } | undefined)?.body,
+
+    /** Records an attempt and the delivery's new state in one transaction. */
+    recordAttempt(
+      d: Delivery,
+      a: {
+        at: number;
+        statusCode?: number;
+        latencyMs: number;
+        error?: string;
+        responseBody: string;
+        outcome: string;
+      },
+      next: { status: DeliveryStatus; nextAttemptAt: number },
+    ) {
+      db.transaction(() => {
+        s.insertAttempt.run(
+          d.id,
+          d.attempts + 1,
+          a.at,
+          a.statusCode ?? null,
+          Math.round(a.latencyMs),
+          a.error ?? null,
+          a.responseBody.slice(0, RESPONSE_BODY_LIMIT),
+          a.outcome,
+        );
+        s.finish.run({
+          id: d.id,
+          status: next.status,
+          next: next.nextAttemptAt,
+          now: a.at,
+          code: a.statusCode ?? null,
+          error: a.error ?? null,
+        });
+        if (next.status === 'delivered' || next.status === 'failed') advanceChain(d.endpointId, d.stream);
+        else s.refreshChain.run(d.endpointId, d.stream);
+      })();
+    },
+
+    /** After a crash: attempts that were in flight are owed again (at least once). */
+    recoverInFlight(): number {
+      return db.transaction(() => {
+        const n = s.recoverInFlight.run().changes;
+        s.refreshAllChains.run();
+        return n;
+      })();
+    },
+
+    delivery,
+
+    listDeliveries(
+      endpointId: string,
+      q: { status?: DeliveryStatus; limit: number; beforeId?: number },
+    ): Delivery[] {
+      const rows = db
+        .prepare(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND (? IS NULL OR status = ?)
+          AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?`)
+        .all(
+          endpointId,
+          q.status ?? null,
+          q.status ?? null,
+          q.beforeId ?? null,
+          q.beforeId ?? null,
+          q.limit,
+        ) as Row[];
+      return rows.map(toDelivery);
+    },
+
+    attempts: (deliveryId: number): Attempt[] => (s.attempts.all(deliveryId) as Row[]).map(toAttempt),
+
+    replay,
+
+    /** Replays every event delivered (or owed) to the endpoint whose first delivery was created in [from, to]. */
+    replayRange(endpointId: string, from: number, to: number): number {
+      return db.transaction(() => {
+        const originals = db
+          .prepare(`SELECT id FROM webhook_deliveries WHERE endpoint_id = ? AND replay_of IS NULL
+            AND created_at >= ? AND created_at <= ? ORDER BY id`)
+          .all(endpointId, from, to) as { id: number }[];
+        for (const o of originals) replay(o.id);
+        return originals.length;
+      })();
+    },
+
+    /** Forgets finished deliveries (and their attempts) last updated before `before`; owed ones are kept. */
+    prune: (before: number): number =>
+      db.transaction(() => {
+        s.pruneAttempts.run(before);
+        return s.pruneDeliveries.run(before).changes;
+      })(),
+
+    counts(): Record<DeliveryStatus, number> {
+      const out: Record<DeliveryStatus, number> = { pending: 0, in_flight: 0, delivered: 0, failed: 0 };
+      for (const r of s.counts.all() as { status: DeliveryStatus; n: number }[]) out[r.status] = r.n;
+      return out;
+    },
+
+    nextDueAt: (): number | null => (s.nextDue.get() as { at: number | null }).at,
+  };
+}
+
+export type SqliteOutbox = ReturnType<typeof createSqliteOutbox>;
