@@ -1,0 +1,260 @@
+/**
+ * The public event contract: every event type racewire emits and the `data` each one carries. WebSocket
+ * messages and webhook bodies wrap these in the envelope of `envelope.ts`. Payloads are self-contained
+ * (race and runner context included), camelCase, and never hold a partner-only field
+ * (`restricted-fields.ts`). Documented with examples in docs/events.md.
+ */
+
+export const RACE_EVENT_TYPES = [
+  'race.status_changed',
+  'race.abandoned',
+  'race.jumped',
+  'race.start_time_changed',
+  'race.track_condition_changed',
+  'race.protest',
+  'race.favourite_changed',
+  'race.results',
+  'race.dividends',
+  'runner.scratched',
+  'runner.reinstated',
+  'runner.added',
+  'runner.removed',
+  'runner.jockey_changed',
+  'odds.changed',
+] as const;
+
+export const MEETING_EVENT_TYPES = ['meeting.added', 'meeting.race_added', 'meeting.race_removed'] as const;
+
+export const EVENT_TYPES = [...RACE_EVENT_TYPES, ...MEETING_EVENT_TYPES] as const;
+
+export type RaceEventType = (typeof RACE_EVENT_TYPES)[number];
+export type MeetingEventType = (typeof MEETING_EVENT_TYPES)[number];
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const isEventType = (value: string): value is EventType =>
+  (EVENT_TYPES as readonly string[]).includes(value);
+
+/** Which race an event is about, so a message makes sense on its own. Times are ISO 8601 UTC. */
+export interface RaceContext {
+  raceId: string;
+  meetingId: string;
+  meetingName: string;
+  raceNumber: number;
+  raceName: string;
+  /** Racing code as upstream gives it (`T`, `H`, `G`); absent when upstream omits it. */
+  category?: string;
+  country?: string;
+  advertisedStart: string;
+  status: string;
+}
+
+/** Which runner an event is about. */
+export interface RunnerRef {
+  entrantId: string;
+  runnerNumber: number;
+  name: string;
+  barrier: number;
+}
+
+export type OddsMarket = 'fixed_win' | 'fixed_place' | 'pool_win' | 'pool_place';
+
+/**
+ * `firming`: the price shortened (more fancied); `drifting`: it lengthened. `opened` / `withdrawn`: a price
+ * appeared or disappeared (no percentage then).
+ */
+export type OddsDirection = 'firming' | 'drifting' | 'opened' | 'withdrawn';
+
+export interface OddsChangedData {
+  race: RaceContext;
+  runner: RunnerRef;
+  market: OddsMarket;
+  from: number | null;
+  to: number | null;
+  /** (to - from) / from * 100, rounded to 0.1; null when either side is missing. */
+  changePct: number | null;
+  direction: OddsDirection;
+  /** |changePct| at or above the significant-move threshold (default 10 %). */
+  significant: boolean;
+}
+
+export interface RunnerScratchedData {
+  race: RaceContext;
+  runner: RunnerRef;
+  /** When it was scratched: upstream's scratch time, else when racewire first saw it; null if neither. */
+  scratchTime: string | null;
+  scratchTimeSource: 'upstream' | 'observed' | 'unknown';
+  /** Scratched within the late window (default 12 h) before the advertised start, or after it. */
+  late: boolean;
+}
+
+export interface RunnerRefData {
+  race: RaceContext;
+  runner: RunnerRef;
+}
+
+export interface RunnerJockeyChangedData {
+  race: RaceContext;
+  runner: RunnerRef;
+  from: string | null;
+  to: string | null;
+}
+
+export interface StatusChangedData {
+  race: RaceContext;
+  /** Any status string; known ones are Open/Upcoming, Closed, Interim, Final, Abandoned. */
+  from: string;
+  to: string;
+}
+
+export interface AbandonedData {
+  race: RaceContext;
+  /** The status before abandonment. */
+  from: string;
+}
+
+export interface JumpedData {
+  race: RaceContext;
+  /** Actual start time when upstream gives one. */
+  actualStart: string | null;
+  /** actualStart - advertisedStart in seconds, when both are known. */
+  delaySeconds: number | null;
+}
+
+export interface StartTimeChangedData {
+  race: RaceContext;
+  from: string;
+  to: string;
+  /** Positive when the race was put back. */
+  deltaSeconds: number;
+}
+
+export interface TrackConditionChangedData {
+  race: RaceContext;
+  from: string | null;
+  to: string | null;
+}
+
+export interface ProtestData {
+  race: RaceContext;
+  status: 'lodged' | 'resolved';
+  reason: string | null;
+}
+
+export interface FavouriteChangedData {
+  race: RaceContext;
+  from: RunnerRef | null;
+  to: RunnerRef;
+  /** The new favourite's fixed win price, when known. */
+  price: number | null;
+}
+
+export interface Placing {
+  position: number;
+  entrantId: string;
+  runnerNumber: number;
+  name: string;
+  marginLength: number | null;
+}
+
+export interface PlacingChange {
+  entrantId: string;
+  runnerNumber: number;
+  name: string;
+  /** Position before (null: was not placed). */
+  from: number | null;
+  /** Position now (null: no longer placed). */
+  to: number | null;
+}
+
+export interface ResultsData {
+  race: RaceContext;
+  /**
+   * `interim`: first (unofficial) placings; `final`: the race is Final with these placings; `amended`:
+   * placings changed after they were first published (a protest upheld, a correction).
+   */
+  kind: 'interim' | 'final' | 'amended';
+  /** Placings in finishing order. */
+  results: Placing[];
+  /** Runners whose placing changed from the previous results; empty for first results or a plain confirm. */
+  changes: PlacingChange[];
+}
+
+export interface DividendRow {
+  id: string;
+  productName: string;
+  tote: string | null;
+  status: string;
+  dividend: number;
+  poolSize: number | null;
+  positions: { runnerNumber: number; position: number }[];
+  description: string | null;
+  /** `new`: not seen before; `changed`: its amount, status or runners changed. */
+  change: 'new' | 'changed';
+  /** The amount before a change. */
+  previousDividend: number | null;
+}
+
+export interface DividendsData {
+  race: RaceContext;
+  /** Every row in this event has this status (`Interim` and `Final` rows come in separate events). */
+  status: string;
+  dividends: DividendRow[];
+}
+
+export interface MeetingRef {
+  meetingId: string;
+  name: string;
+  date: string;
+  category: string;
+  country: string;
+}
+
+export interface MeetingRaceRef {
+  raceId: string;
+  raceNumber: number;
+  name: string;
+  startTime: string;
+  status: string;
+}
+
+export interface MeetingAddedData {
+  meeting: MeetingRef;
+  races: MeetingRaceRef[];
+}
+
+export interface MeetingRaceData {
+  meeting: MeetingRef;
+  race: MeetingRaceRef;
+}
+
+/** The payload of each event type. */
+export interface EventPayloads {
+  'race.status_changed': StatusChangedData;
+  'race.abandoned': AbandonedData;
+  'race.jumped': JumpedData;
+  'race.start_time_changed': StartTimeChangedData;
+  'race.track_condition_changed': TrackConditionChangedData;
+  'race.protest': ProtestData;
+  'race.favourite_changed': FavouriteChangedData;
+  'race.results': ResultsData;
+  'race.dividends': DividendsData;
+  'runner.scratched': RunnerScratchedData;
+  'runner.reinstated': RunnerRefData;
+  'runner.added': RunnerRefData;
+  'runner.removed': RunnerRefData;
+  'runner.jockey_changed': RunnerJockeyChangedData;
+  'odds.changed': OddsChangedData;
+  'meeting.added': MeetingAddedData;
+  'meeting.race_added': MeetingRaceData;
+  'meeting.race_removed': MeetingRaceData;
+}
+
+/** A detected event before the event log gives it an id, sequence and timestamp. */
+export type DetectedEvent<K extends EventType = EventType> = {
+  [T in K]: { type: T; data: EventPayloads[T] };
+}[K];
+
+export type DetectedRaceEvent = DetectedEvent<RaceEventType>;
+
+/** A meeting-level event, keyed by its meeting. */
+export type DetectedMeetingEvent = DetectedEvent<MeetingEventType> & { meetingId: string };

@@ -1,0 +1,73 @@
+/**
+ * What every detector shares: options, and the race and runner context copied into event payloads. Only
+ * public fields are read here, so no partner-only field can reach an event.
+ */
+import type { RaceContext, RunnerRef } from '../events/types.js';
+import type { DocRunner, RaceDocument } from './normalise.js';
+
+export interface DetectOptions {
+  /** A price move of at least this many percent is `significant`. Default 10. */
+  significantMovePct?: number;
+  /** A scratching within this many hours before the advertised start (or after it) is `late`. Default 12. */
+  lateScratchHours?: number;
+  /** When the change was observed (ms since epoch); the scratch time when upstream gives none. */
+  observedAt?: number;
+}
+
+export const DEFAULT_SIGNIFICANT_MOVE_PCT = 10;
+export const DEFAULT_LATE_SCRATCH_HOURS = 12;
+
+export type Rec = Record<string, unknown>;
+export const isRecord = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+export const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** ISO 8601 for Unix seconds; null when not a usable time. */
+export const isoFromSeconds = (s: unknown): string | null => {
+  const n = finite(s);
+  return n !== null && n > 0 ? new Date(n * 1000).toISOString() : null;
+};
+
+export function raceContext(doc: RaceDocument): RaceContext {
+  const r = doc.race;
+  const ctx: RaceContext = {
+    raceId: r.event_id,
+    meetingId: r.meeting_id,
+    meetingName: r.meeting_name,
+    raceNumber: r.race_number,
+    raceName: r.description,
+    advertisedStart: isoFromSeconds(r.advertised_start) ?? '',
+    status: r.status,
+  };
+  if (typeof r.type === 'string') ctx.category = r.type;
+  if (typeof r.country === 'string') ctx.country = r.country;
+  return ctx;
+}
+
+export const runnerRef = (r: DocRunner): RunnerRef => ({
+  entrantId: r.entrant_id,
+  runnerNumber: r.runner_number,
+  name: r.name,
+  barrier: r.barrier,
+});
+
+/** A document's runners that look like runners (the schema checked them, but documents come from storage too). */
+export function runnersOf(doc: RaceDocument): Map<string, DocRunner> {
+  const out = new Map<string, DocRunner>();
+  const runners = isRecord(doc.runners) ? doc.runners : {};
+  for (const [key, r] of Object.entries(runners)) {
+    if (isRecord(r) && typeof r.entrant_id === 'string' && typeof r.runner_number === 'number') {
+      out.set(key, r as DocRunner);
+    }
+  }
+  return out;
+}
+
+/** Keys of `map` in runner-number order (then key), so events come out in a stable order. */
+export function byRunnerNumber(map: Map<string, DocRunner>): string[] {
+  return [...map.keys()].sort((a, b) => {
+    const d = map.get(a)!.runner_number - map.get(b)!.runner_number;
+    return d !== 0 ? d : a < b ? -1 : a > b ? 1 : 0;
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * Market changes: per-runner price moves (fixed and pool, win and place) and a new favourite.
+ * Scratched runners keep stale fixed odds upstream, so their prices are ignored. A runner whose whole odds
+ * record is missing (before or after) is treated as missing data, not as every price withdrawn or opened.
+ */
+import type {
+  DetectedRaceEvent,
+  OddsDirection,
+  OddsMarket,
+  RaceContext,
+  RunnerRef,
+} from '../events/types.js';
+import {
+  byRunnerNumber,
+  DEFAULT_SIGNIFICANT_MOVE_PCT,
+  type DetectOptions,
+  finite,
+  isRecord,
+  runnerRef,
+  runnersOf,
+} from './detect-context.js';
+import type { DocRunner, RaceDocument } from './normalise.js';
+
+export const ODDS_MARKETS: readonly OddsMarket[] = ['fixed_win', 'fixed_place', 'pool_win', 'pool_place'];
+
+/** A usable price: a finite number above zero (upstream uses 0 or null for "no price"). */
+const price = (odds: unknown, market: OddsMarket): number | null => {
+  if (!isRecord(odds)) return null;
+  const v = finite(odds[market]);
+  return v !== null && v > 0 ? v : null;
+};
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export function detectOddsChanges(
+  prev: RaceDocument,
+  next: RaceDocument,
+  race: RaceContext,
+  opts: DetectOptions,
+): DetectedRaceEvent[] {
+  const threshold = opts.significantMovePct ?? DEFAULT_SIGNIFICANT_MOVE_PCT;
+  const before = runnersOf(prev);
+  const after = runnersOf(next);
+  const out: DetectedRaceEvent[] = [];
+  for (const key of byRunnerNumber(after)) {
+    const a = before.get(key);
+    const b = after.get(key)!;
+    if (!a || b.is_scratched === true || !isRecord(a.odds) || !isRecord(b.odds)) continue;
+    for (const market of ODDS_MARKETS) {
+      const from = price(a.odds, market);
+      const to = price(b.odds, market);
+      if (from === to) continue;
+      let direction: OddsDirection;
+      let changePct: number | null = null;
+      if (from === null) direction = 'opened';
+      else if (to === null) direction = 'withdrawn';
+      else {
+        direction = to < from ? 'firming' : 'drifting';
+        changePct = round1(((to - from) / from) * 100);
+      }
+      out.push({
+        type: 'odds.changed',
+        data: {
+          race,
+          runner: runnerRef(b),
+          market,
+          from,
+          to,
+          changePct,
+          direction,
+          significant: changePct !== null && Math.abs(changePct) >= threshold,
+        },
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The favourite: the one unscratched runner upstream flags `favourite`, else the one with the shortest
+ * fixed win price; none when that is a tie (joint favourites) or there are no prices.
+ */
+export function favouriteOf(doc: RaceDocument): { key: string; runner: DocRunner } | undefined {
+  const live = [...runnersOf(doc)].filter(([, r]) => r.is_scratched !== true);
+  const flagged = live.filter(([, r]) => r.favourite === true);
+  if (flagged.length === 1) return { key: flagged[0]![0], runner: flagged[0]![1] };
+  let best: [string, DocRunner] | undefined;
+  let bestPrice = Number.POSITIVE_INFINITY;
+  let tie = false;
+  for (const entry of live) {
+    const p = price(entry[1].odds, 'fixed_win');
+    if (p === null) continue;
+    if (p < bestPrice) {
+      best = entry;
+      bestPrice = p;
+      tie = false;
+    } else if (p === bestPrice) tie = true;
+  }
+  return best && !tie ? { key: best[0], runner: best[1] } : undefined;
+}
+
+export function detectFavouriteChange(
+  prev: RaceDocument,
+  next: RaceDocument,
+  race: RaceContext,
+): DetectedRaceEvent[] {
+  const a = favouriteOf(prev);
+  const b = favouriteOf(next);
+  if (!b || a?.key === b.key) return [];
+  const from: RunnerRef | null = a ? runnerRef(a.runner) : null;
+  return [
+    {
+      type: 'race.favourite_changed',
+      data: { race, from, to: runnerRef(b.runner), price: price(b.runner.odds, 'fixed_win') },
+    },
+  ];
+}

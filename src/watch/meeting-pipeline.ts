@@ -1,0 +1,59 @@
+/**
+ * Meeting streams: each meeting's record from discovery (its races with status and start) is the document of
+ * stream `meeting:<id>`, so a meeting subscriber sees races added, removed, delayed or changing status as
+ * patches, plus meeting-level events. The first sight of a meeting is a snapshot without events.
+ */
+import type { Bus } from '../bus/bus.js';
+import type { Clock } from '../clock.js';
+import { meetingStreamId, type NewEntry } from '../events/envelope.js';
+import type { EventLog } from '../store/ports.js';
+import type { Meeting } from '../upstream/schemas.js';
+import { detectMeetingChanges } from './detect-meetings.js';
+import { diffDocuments, shouldSnapshot } from './diff.js';
+
+export interface MeetingPipeline {
+  process(meetings: Meeting[]): Promise<void>;
+}
+
+export function createMeetingPipeline(deps: { log: EventLog; bus: Bus; clock: Clock }): MeetingPipeline {
+  const documents = new Map<string, Meeting>();
+
+  async function previous(stream: string): Promise<Meeting | undefined> {
+    const cached = documents.get(stream);
+    if (cached) return cached;
+    const doc = (await deps.log.head(stream)).document as Meeting | undefined;
+    if (doc) documents.set(stream, doc);
+    return doc;
+  }
+
+  return {
+    async process(meetings) {
+      for (const raw of meetings) {
+        // A JSON round trip drops undefined members, which JSON Patch cannot express.
+        const next = JSON.parse(JSON.stringify(raw)) as Meeting;
+        const stream = meetingStreamId(next.meeting);
+        const prev = await previous(stream);
+        const entries: NewEntry[] = [];
+        if (!prev) {
+          entries.push({ kind: 'snapshot', document: next });
+        } else {
+          const ops = diffDocuments(prev, next);
+          if (ops.length === 0) continue;
+          entries.push(
+            shouldSnapshot(ops, next) ? { kind: 'snapshot', document: next } : { kind: 'patch', ops },
+          );
+          for (const event of detectMeetingChanges([prev], [next])) {
+            entries.push({ kind: 'event', event: { ...event, meetingId: next.meeting } });
+          }
+        }
+        const appended = await deps.log.append(stream, {
+          entries,
+          document: next,
+          now: new Date(deps.clock.now()),
+        });
+        documents.set(stream, next);
+        deps.bus.publish(appended);
+      }
+    },
+  };
+}

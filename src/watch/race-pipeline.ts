@@ -1,0 +1,71 @@
+/**
+ * The race pipeline's I/O shell: previous document in, pure tracker step, durable append, publish.
+ * Documents are cached in memory and loaded from the log's head on first use, so a restart continues diffing
+ * from the last stored document: no duplicate events, none missed.
+ */
+import type { Bus } from '../bus/bus.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { EventLog } from '../store/ports.js';
+import type { EventResponse } from '../upstream/schemas.js';
+import type { RaceOutcome } from './poller.js';
+import { type RaceDocument, trackRace } from './track-race.js';
+
+export interface RacePipeline {
+  process(raceId: string, payload: EventResponse): Promise<RaceOutcome>;
+  /** The current document of a race (from cache or the log). */
+  document(raceId: string): Promise<RaceDocument | undefined>;
+}
+
+export function createRacePipeline(deps: { log: EventLog; bus: Bus; clock: Clock; logger: Logger }): RacePipeline {
+  const documents = new Map<string, RaceDocument>();
+  // One change per race at a time: the poller never fetches a race twice at once, but be safe.
+  const tails = new Map<string, Promise<unknown>>();
+
+  async function current(raceId: string): Promise<RaceDocument | undefined> {
+    const cached = documents.get(raceId);
+    if (cached) return cached;
+    const head = await deps.log.head(raceId);
+    const doc = head.document as RaceDocument | undefined;
+    if (doc) documents.set(raceId, doc);
+    return doc;
+  }
+
+  async function step(raceId: string, payload: EventResponse): Promise<RaceOutcome> {
+    const prev = await current(raceId);
+    const result = trackRace(prev, payload, { raceId, observedAt: deps.clock.now() });
+    if (result.kind === 'rejected') {
+      deps.logger.warn({ raceId, code: result.code, reason: result.reason }, 'payload rejected: no events');
+      return { kind: 'rejected', ...summary(prev) };
+    }
+    if (result.kind === 'unchanged') return { kind: 'unchanged', ...summary(prev) };
+    const entries = await deps.log.append(raceId, {
+      entries: result.entries,
+      document: result.document,
+      now: new Date(deps.clock.now()),
+    });
+    documents.set(raceId, result.document);
+    deps.bus.publish(entries);
+    return { kind: 'changed', ...summary(result.document) };
+  }
+
+  return {
+    process(raceId, payload) {
+      const run = (tails.get(raceId) ?? Promise.resolve()).then(() => step(raceId, payload));
+      const tail = run.catch(() => {});
+      tails.set(raceId, tail);
+      void tail.then(() => {
+        if (tails.get(raceId) === tail) tails.delete(raceId);
+      });
+      return run;
+    },
+    document: current,
+  };
+}
+
+/** What the scheduler wants to know of a document: its status and whether dividends are Final. */
+function summary(doc: RaceDocument | undefined): Pick<RaceOutcome, 'status' | 'finalDividends'> {
+  if (!doc) return {};
+  const dividends = Object.values(doc.dividends ?? {}) as Array<{ status?: string }>;
+  return { status: doc.race.status, finalDividends: dividends.some((d) => d.status === 'Final') };
+}

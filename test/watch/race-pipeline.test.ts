@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryBus } from '../../src/bus/bus.js';
+import { createManualClock } from '../../src/clock.js';
+import type { LogEntry } from '../../src/events/envelope.js';
+import { createEventLog, createMemoryEventLog } from '../../src/store/index.js';
+import type { EventResponse } from '../../src/upstream/schemas.js';
+import { createRacePipeline } from '../../src/watch/race-pipeline.js';
+import { change, type Loose, openPayload, RACE_ID, runner } from './support.js';
+
+const logger = pino({ level: 'silent' });
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A race day in five payloads: odds move, a scratching, the jump, results. */
+function script(): EventResponse[] {
+  const open = openPayload();
+  const firmer = change(open, (d) => {
+    runner(d, 1).odds.fixed_win = 4.2;
+  });
+  const scratched = change(firmer, (d) => {
+    const r = runner(d, 3) as Loose;
+    r.is_scratched = true;
+    r.scratch_time = 1752712000;
+  });
+  const closed = change(scratched, (d) => {
+    d.race.status = 'Closed';
+  });
+  const interim = change(closed, (d) => {
+    d.race.status = 'Interim';
+    d.results = [
+      {
+        position: 1,
+        name: 'Frosbie',
+        barrier: 2,
+        runner_number: 2,
+        margin_length: 0,
+        entrant_id: runner(d, 2).entrant_id,
+      },
+    ];
+  });
+  return [open, firmer, scratched, closed, interim];
+}
+
+function harness(log: ReturnType<typeof createMemoryEventLog>) {
+  const bus = createMemoryBus();
+  const seen: LogEntry[] = [];
+  bus.subscribe((entries) => seen.push(...entries));
+  const clock = createManualClock(Date.parse('2025-07-17T00:30:00Z'));
+  return { pipeline: createRacePipeline({ log, bus, clock, logger }), seen };
+}
+
+describe('race pipeline', () => {
+  it('appends a snapshot first, then patches with their events, and publishes exactly what it appended', async () => {
+    const log = createMemoryEventLog();
+    const { pipeline, seen } = harness(log);
+    const outcomes = [];
+    for (const payload of script()) outcomes.push(await pipeline.process(RACE_ID, payload));
+    expect(outcomes.map((o) => o.kind)).toEqual(['changed', 'changed', 'changed', 'changed', 'changed']);
+    expect(outcomes.at(-1)).toMatchObject({ status: 'Interim', finalDividends: false });
+    expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
+    expect(seen[0]!.kind).toBe('snapshot');
+    const types = seen.flatMap((e) => (e.kind === 'event' ? [e.event.type] : []));
+    expect(types).toContain('odds.changed');
+    expect(types).toContain('runner.scratched');
+    expect(types).toContain('race.results');
+    const read = await log.read(RACE_ID, 0);
+    expect(read.ok && read.entries).toEqual(seen);
+  });
+
+  it('makes no entry for an unchanged payload and none for a payload without runners', async () => {
+    const log = createMemoryEventLog();
+    const { pipeline, seen } = harness(log);
+    const [open] = script();
+    await pipeline.process(RACE_ID, open!);
+    expect(await pipeline.process(RACE_ID, open!)).toMatchObject({ kind: 'unchanged' });
+    const broken = change(open!, (d) => {
+      d.runners = null;
+    });
+    expect(await pipeline.process(RACE_ID, broken)).toMatchObject({ kind: 'rejected' });
+    expect(seen.length).toBe(1);
+  });
+
+  it('continues after a restart on the same data directory with no duplicate and no missing sequence', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'racewire-restart-'));
+    dirs.push(dir);
+    const payloads = script();
+    const open = () => createEventLog('sqlite', { window: 1000, dataDir: dir });
+
+    const first = open();
+    const a = harness(first);
+    for (const payload of payloads.slice(0, 3)) await a.pipeline.process(RACE_ID, payload);
+    await first.close();
+
+    const second = open();
+    const b = harness(second);
+    // The last payload seen before the stop arrives again after it: nothing new happened, nothing is emitted.
+    expect(await b.pipeline.process(RACE_ID, payloads[2]!)).toMatchObject({ kind: 'unchanged' });
+    for (const payload of payloads.slice(3)) await b.pipeline.process(RACE_ID, payload);
+    const read = await second.read(RACE_ID, 0);
+    await second.close();
+
+    if (!read.ok) throw new Error('read failed');
+    expect(read.entries.map((e) => e.seq)).toEqual(read.entries.map((_, i) => i + 1));
+    expect(read.entries).toEqual([...a.seen, ...b.seen]);
+    const eventIds = read.entries.flatMap((e) => (e.kind === 'event' ? [e.event.id] : []));
+    expect(new Set(eventIds).size).toBe(eventIds.length);
+    expect(b.seen[0]!.kind).toBe('patch');
+  });
+});
