@@ -1,0 +1,51 @@
+/**
+ * The retry policy, as pure functions: "full jitter" exponential back-off (a random delay in
+ * [0, min(cap, base * 2^n)]), which spreads retries of many clients instead of synchronising them.
+ */
+
+export interface RetryPolicy {
+  /** Total attempts including the first. @default 4 */
+  maxAttempts: number;
+  /** Back-off base. @default 500 */
+  baseMs: number;
+  /** Back-off ceiling. @default 30_000 */
+  capMs: number;
+  /** Wait after a 429 that says neither a Retry-After header nor a body retry_after. @default 5_000 */
+  defaultRetryAfterMs: number;
+  /** Longest Retry-After honoured; a larger value is clamped (the header is untrusted). @default 300_000 */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 4,
+  baseMs: 500,
+  capMs: 30_000,
+  defaultRetryAfterMs: 5_000,
+  maxRetryAfterMs: 300_000,
+};
+
+/** Upper bound of the delay before retry number `retry` (0 = the first retry). */
+export function backoffCeiling(retry: number, policy: Pick<RetryPolicy, 'baseMs' | 'capMs'>): number {
+  return Math.min(policy.capMs, policy.baseMs * 2 ** retry);
+}
+
+/** Full-jitter delay before retry number `retry`; `random` returns a number in [0, 1). */
+export function backoffDelay(
+  retry: number,
+  policy: Pick<RetryPolicy, 'baseMs' | 'capMs'>,
+  random: () => number,
+): number {
+  const r = Math.min(1, Math.max(0, random()));
+  return Math.floor(r * backoffCeiling(retry, policy));
+}
+
+/** How long to wait after a 429: header, else body, else the default; clamped to the policy's maximum. */
+export function retryAfterDelay(
+  fromHeaderMs: number | undefined,
+  fromBodySeconds: number | undefined,
+  policy: Pick<RetryPolicy, 'defaultRetryAfterMs' | 'maxRetryAfterMs'>,
+): number {
+  const ms =
+    fromHeaderMs ?? (fromBodySeconds !== undefined ? fromBodySeconds * 1000 : policy.defaultRetryAfterMs);
+  return Math.min(policy.maxRetryAfterMs, Math.max(0, ms));
+}

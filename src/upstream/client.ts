@@ -1,0 +1,209 @@
+/**
+ * The racing API client: the four operations, `enc=json` on each, every body validated with the lenient
+ * schemas. Methods resolve with the validated payload (its ResponseMeta reachable through `responseMeta()`)
+ * or reject with exactly one UpstreamError subclass (see errors.ts); nothing else escapes except the caller's
+ * own abort reason or LimiterClosedError.
+ *
+ * Every attempt, retries included, goes through the shared limiter. A 429 pauses the limiter (so every
+ * request waits) for Retry-After, then the request is retried through it; 5xx, timeouts and connection
+ * failures are retried after a full-jitter back-off on the injected clock; 400/404, invalid JSON and
+ * validation failures are final.
+ */
+import type { z } from 'zod';
+import { type Clock, systemClock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterDelay } from './backoff.js';
+import { RateLimitedError, UpstreamError } from './errors.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { attachMeta, parseRateLimitHeaders, type ResponseMeta, type WithMeta } from './response-meta.js';
+import {
+  type EventResponse,
+  eventResponseSchema,
+  type MeetingsResponse,
+  meetingsResponseSchema,
+  type RacesResponse,
+  racesResponseSchema,
+} from './schemas.js';
+import { type FetchLike, interpret, sendOnce } from './transport.js';
+
+export interface UpstreamHeaders {
+  /** `From` header (contact address the real API asks for). */
+  from?: string;
+  /** `X-Partner` header. */
+  partner?: string;
+  /** `X-Partner-ID` header. */
+  partnerId?: string;
+  /** An API key and the header that carries it; the value is never logged. */
+  apiKey?: { header: string; value: string };
+}
+
+export interface RacingClientOptions {
+  /** Base URL including `/affiliates/v1/racing`. */
+  baseUrl: string;
+  /** The process's one limiter. */
+  limiter: RateLimiter;
+  /** @default systemClock */
+  clock?: Clock;
+  logger?: Logger;
+  headers?: UpstreamHeaders;
+  /** Per attempt, until the whole body is read. @default 10_000 */
+  timeoutMs?: number;
+  /** Returns [0, 1); drives back-off jitter. @default Math.random */
+  random?: () => number;
+  /** @default globalThis.fetch */
+  fetch?: FetchLike;
+  /** @default DEFAULT_RETRY_POLICY (4 attempts, base 500 ms, cap 30 s, 429 default wait 5 s) */
+  retry?: Partial<RetryPolicy>;
+  /** Called with the metadata of every response that arrived (any status), for metrics. */
+  onResponse?: (meta: ResponseMeta) => void;
+}
+
+export interface RequestOptions {
+  /** Limiter priority; greater goes first. @default 0 */
+  priority?: number;
+  signal?: AbortSignal;
+}
+
+export interface MeetingsQuery {
+  /** `YYYY-MM-DD`, `today`, or an ISO 8601 datetime. */
+  dateFrom: string;
+  dateTo: string;
+  /** e.g. `AUS`, `NZ`. */
+  country?: string;
+  /** Racing code: `T`, `H` or `G`. */
+  category?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface EventOptions {
+  presentOverlay?: boolean;
+  withBigBets?: boolean;
+  withLiveBets?: boolean;
+  withMoneyTracker?: boolean;
+  withBiggestBet?: boolean;
+  willPays?: boolean;
+  withToteTrendsData?: boolean;
+}
+
+export interface RacingClient {
+  /** GET /meetings */
+  meetings(query: MeetingsQuery, opts?: RequestOptions): Promise<WithMeta<MeetingsResponse>>;
+  /** GET /meetings/{id}: `data.meetings` holds the one meeting. */
+  meeting(id: string, opts?: RequestOptions): Promise<WithMeta<MeetingsResponse>>;
+  /** GET /races/{id} (shape A) */
+  race(id: string, opts?: RequestOptions): Promise<WithMeta<RacesResponse>>;
+  /** GET /events/{id} (shape B) */
+  event(id: string, opts?: EventOptions & RequestOptions): Promise<WithMeta<EventResponse>>;
+}
+
+const EVENT_FLAGS: Record<keyof EventOptions, string> = {
+  presentOverlay: 'present_overlay',
+  withBigBets: 'with_big_bets',
+  withLiveBets: 'with_live_bets',
+  withMoneyTracker: 'with_money_tracker',
+  withBiggestBet: 'with_biggest_bet',
+  willPays: 'will_pays',
+  withToteTrendsData: 'with_tote_trends_data',
+};
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+export function createRacingClient(opts: RacingClientOptions): RacingClient {
+  const clock = opts.clock ?? systemClock;
+  const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  const random = opts.random ?? Math.random;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const headers = buildHeaders(opts.headers);
+  const { limiter, logger } = opts;
+
+  async function call<S extends z.ZodType>(
+    path: string,
+    query: Query,
+    schema: S,
+    ro: RequestOptions = {},
+  ): Promise<WithMeta<z.infer<S>>> {
+    const url = buildUrl(base, path, query);
+    for (let attempt = 1; ; attempt++) {
+      let meta: ResponseMeta = { path, status: undefined, latencyMs: 0, attempts: attempt, rateLimit: {} };
+      let error: UpstreamError;
+      try {
+        const raw = await limiter.schedule(
+          () => sendOnce({ fetch: fetchImpl, url, path, headers, clock, timeoutMs, signal: ro.signal }),
+          { priority: ro.priority ?? 0, signal: ro.signal },
+        );
+        const rateLimit = parseRateLimitHeaders(raw.headers, clock.now());
+        limiter.observe(rateLimit);
+        meta = { ...meta, status: raw.status, latencyMs: raw.latencyMs, rateLimit };
+        const outcome = interpret(raw, path, schema, (bodySeconds) =>
+          retryAfterDelay(rateLimit.retryAfterMs, bodySeconds, policy),
+        );
+        if (outcome.ok) {
+          const generated = (outcome.value as { header?: { generated_time?: unknown } }).header
+            ?.generated_time;
+          if (typeof generated === 'string') meta.generatedTime = generated;
+          opts.onResponse?.(meta);
+          logger?.debug({ path, status: raw.status, latencyMs: raw.latencyMs, attempt }, 'upstream response');
+          return attachMeta(outcome.value as object, meta) as WithMeta<z.infer<S>>;
+        }
+        opts.onResponse?.(meta);
+        error = outcome.error;
+      } catch (err) {
+        if (!(err instanceof UpstreamError)) throw err; // caller's abort, or the limiter closed
+        error = err;
+      }
+      error.meta = meta;
+      // The pause protects every other request too, so it applies even when this one gives up.
+      if (error instanceof RateLimitedError) limiter.pauseFor(error.retryAfterMs);
+      if (!error.retryable || attempt >= policy.maxAttempts) {
+        logger?.warn({ path, code: error.code, status: error.status, attempts: attempt }, error.message);
+        throw error;
+      }
+      const delay = error instanceof RateLimitedError ? 0 : backoffDelay(attempt - 1, policy, random);
+      logger?.info({ path, code: error.code, attempt, delayMs: delay }, 'upstream attempt failed; retrying');
+      if (delay > 0) await clock.sleep(delay, ro.signal);
+    }
+  }
+
+  const id = (value: string) => encodeURIComponent(value);
+
+  return {
+    meetings(q, ro) {
+      const query: Query = {
+        date_from: q.dateFrom,
+        date_to: q.dateTo,
+        country: q.country,
+        category: q.category,
+        limit: q.limit,
+        offset: q.offset,
+      };
+      return call('/meetings', query, meetingsResponseSchema, ro);
+    },
+    meeting: (meetingId, ro) => call(`/meetings/${id(meetingId)}`, {}, meetingsResponseSchema, ro),
+    race: (raceId, ro) => call(`/races/${id(raceId)}`, {}, racesResponseSchema, ro),
+    event(eventId, eo = {}) {
+      const query: Query = {};
+      for (const [key, name] of Object.entries(EVENT_FLAGS) as [keyof EventOptions, string][]) {
+        query[name] = eo[key];
+      }
+      return call(`/events/${id(eventId)}`, query, eventResponseSchema, eo);
+    },
+  };
+}
+
+export function buildUrl(base: string, path: string, query: Query): string {
+  const params = new URLSearchParams({ enc: 'json' });
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  return `${base}${path}?${params.toString()}`;
+}
+
+function buildHeaders(h: UpstreamHeaders = {}): Record<string, string> {
+  const out: Record<string, string> = { accept: 'application/json' };
+  if (h.from) out.From = h.from;
+  if (h.partner) out['X-Partner'] = h.partner;
+  if (h.partnerId) out['X-Partner-ID'] = h.partnerId;
+  if (h.apiKey?.header && h.apiKey.value) out[h.apiKey.header] = h.apiKey.value;
+  return out;
+}

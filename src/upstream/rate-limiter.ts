@@ -1,0 +1,207 @@
+/**
+ * The one limiter every upstream request in the process passes (retries included: a retry is a request).
+ *
+ * p-queue (concurrency 1) orders who starts next: the highest priority, then first come. The task it runs is
+ * only the gate, which holds the head of the queue until every rule allows a start:
+ * - an exact sliding window: never more than `maxPerMinute` starts in any `windowMs` (p-queue's own interval
+ *   is a fixed window and can let twice the budget through across a boundary, so it is not used);
+ * - at most `maxConcurrent` requests in flight;
+ * - a pause after a 429 until Retry-After has passed, or until the server's window resets when it says
+ *   none are left;
+ * - pacing when the server's `X-RateLimit-Remaining` is low: the remaining requests are spread evenly over
+ *   the time to its reset.
+ * All time is the injected clock's, so tests drive it with a manual clock.
+ */
+import PQueue from 'p-queue';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { RateLimitInfo } from './response-meta.js';
+
+export interface RateLimiterOptions {
+  /** Most request starts in any window. */
+  maxPerMinute: number;
+  clock: Clock;
+  /** Window length. @default 60_000 */
+  windowMs?: number;
+  /** Most requests in flight at once. @default 8 */
+  maxConcurrent?: number;
+  /** Pace when the server's remaining budget is at or below this fraction of its limit. @default 0.2 */
+  lowBudgetFraction?: number;
+  logger?: Logger;
+}
+
+export interface ScheduleOptions {
+  /** Greater runs first. @default 0 */
+  priority?: number;
+  /** Aborting removes a request that has not started yet. */
+  signal?: AbortSignal;
+}
+
+export interface RateLimiterStats {
+  maxPerMinute: number;
+  /** Starts in the current window (the last `windowMs`). */
+  used: number;
+  /** Starts the window still allows now. */
+  left: number;
+  /** Requests waiting to start. */
+  queued: number;
+  inFlight: number;
+  /** Epoch ms (clock time) until which nothing starts, or null when not paused. */
+  pausedUntil: number | null;
+  /** Minimum gap between starts while the server's budget is low, or null when not pacing. */
+  paceIntervalMs: number | null;
+}
+
+export interface RateLimiter {
+  /** Runs `fn` once the budget allows; resolves or rejects with what `fn` does. */
+  schedule<T>(fn: () => Promise<T>, opts?: ScheduleOptions): Promise<T>;
+  /** Feeds the rate-limit headers of a response in (pacing, or a pause when none are left). */
+  observe(info: RateLimitInfo): void;
+  /** Holds every start for `ms` from now (after a 429); extends, never shortens, a pause. */
+  pauseFor(ms: number): void;
+  stats(): RateLimiterStats;
+  /** Rejects every request not yet started with LimiterClosedError; later calls reject too. */
+  close(): void;
+}
+
+export class LimiterClosedError extends Error {
+  readonly code = 'LIMITER_CLOSED';
+  constructor() {
+    super('rate limiter closed');
+    this.name = this.constructor.name;
+  }
+}
+
+export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
+  const { clock, maxPerMinute } = opts;
+  if (!Number.isInteger(maxPerMinute) || maxPerMinute < 1)
+    throw new RangeError('maxPerMinute must be an integer >= 1');
+  const windowMs = opts.windowMs ?? 60_000;
+  const maxConcurrent = opts.maxConcurrent ?? 8;
+  const lowFraction = opts.lowBudgetFraction ?? 0.2;
+  const queue = new PQueue({ concurrency: 1 });
+  const starts: number[] = []; // ascending start times within the window
+  let inFlight = 0;
+  let pausedUntil = 0;
+  let pace: { intervalMs: number; until: number } | undefined;
+  let lastStart = Number.NEGATIVE_INFINITY;
+  let closed = false;
+  const cancels = new Set<(err: Error) => void>();
+  // Aborted whenever a rule changes (a release, a pause, new headers) so the gate re-evaluates.
+  let wake = new AbortController();
+  const poke = () => {
+    const old = wake;
+    wake = new AbortController();
+    old.abort();
+  };
+
+  const prune = (now: number) => {
+    while (starts.length > 0 && (starts[0] as number) <= now - windowMs) starts.shift();
+  };
+
+  /** Milliseconds until the time-based rules allow a start (0 = now). */
+  const timeToStart = (now: number): number => {
+    prune(now);
+    let wait = 0;
+    if (starts.length >= maxPerMinute) {
+      wait = Math.max(wait, (starts[starts.length - maxPerMinute] as number) + windowMs - now);
+    }
+    if (pausedUntil > now) wait = Math.max(wait, pausedUntil - now);
+    if (pace && pace.until > now) wait = Math.max(wait, lastStart + pace.intervalMs - now);
+    return wait;
+  };
+
+  const gate = async (): Promise<void> => {
+    for (;;) {
+      if (closed) throw new LimiterClosedError();
+      const now = clock.now();
+      const wait = timeToStart(now);
+      if (wait <= 0 && inFlight < maxConcurrent) {
+        starts.push(now);
+        lastStart = now;
+        inFlight++;
+        return;
+      }
+      const signal = wake.signal;
+      try {
+        if (wait > 0) await clock.sleep(wait, signal);
+        else
+          await new Promise<void>((resolve) =>
+            signal.addEventListener('abort', () => resolve(), { once: true }),
+          );
+      } catch {
+        // poked: re-evaluate
+      }
+    }
+  };
+
+  return {
+    async schedule<T>(fn: () => Promise<T>, so: ScheduleOptions = {}): Promise<T> {
+      if (closed) throw new LimiterClosedError();
+      let cancel: (err: Error) => void = () => {};
+      const cancelled = new Promise<never>((_, reject) => {
+        cancel = reject;
+      });
+      cancels.add(cancel);
+      try {
+        const started = queue.add(gate, { priority: so.priority ?? 0, signal: so.signal });
+        started.catch(() => {}); // after close() the race below has already settled
+        await Promise.race([started, cancelled]);
+      } finally {
+        cancels.delete(cancel);
+      }
+      try {
+        return await fn();
+      } finally {
+        inFlight--;
+        poke();
+      }
+    },
+
+    observe(info) {
+      if (info.remaining === undefined || info.resetMs === undefined) return;
+      const now = clock.now();
+      const limit = info.limit ?? maxPerMinute;
+      if (info.remaining === 0) {
+        pausedUntil = Math.max(pausedUntil, now + info.resetMs);
+        opts.logger?.warn({ resetMs: info.resetMs }, 'upstream budget exhausted; pausing until its reset');
+      } else if (info.remaining <= limit * lowFraction) {
+        pace = { intervalMs: info.resetMs / info.remaining, until: now + info.resetMs };
+      } else {
+        pace = undefined;
+      }
+      poke();
+    },
+
+    pauseFor(ms) {
+      const until = clock.now() + Math.max(0, ms);
+      if (until > pausedUntil) {
+        pausedUntil = until;
+        opts.logger?.warn({ ms }, 'upstream rate limited; pausing every request');
+      }
+      poke();
+    },
+
+    stats() {
+      const now = clock.now();
+      prune(now);
+      return {
+        maxPerMinute,
+        used: starts.length,
+        left: Math.max(0, maxPerMinute - starts.length),
+        queued: queue.size + queue.pending,
+        inFlight,
+        pausedUntil: pausedUntil > now ? pausedUntil : null,
+        paceIntervalMs: pace && pace.until > now ? pace.intervalMs : null,
+      };
+    },
+
+    close() {
+      closed = true;
+      queue.clear();
+      for (const cancel of cancels) cancel(new LimiterClosedError());
+      cancels.clear();
+      poke();
+    },
+  };
+}

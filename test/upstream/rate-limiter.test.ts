@@ -1,0 +1,250 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from '../../src/clock.js';
+import { createRateLimiter, LimiterClosedError } from '../../src/upstream/rate-limiter.js';
+
+/** The most starts in any window [t, t + windowMs), for t at every start (the worst windows begin at a start). */
+function maxInAnyWindow(starts: number[], windowMs: number): number {
+  let best = 0;
+  for (const t of starts) best = Math.max(best, starts.filter((s) => s >= t && s < t + windowMs).length);
+  return best;
+}
+
+describe('rate limiter', () => {
+  it('starts 350 requests at 100 per minute in exact 60 s waves and never more than 100 in any window', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1000 });
+    const starts: number[] = [];
+    const done = Array.from({ length: 350 }, () =>
+      limiter.schedule(async () => {
+        starts.push(clock.now());
+      }),
+    );
+    await clock.advance(0);
+    expect(starts.length).toBe(100);
+    expect(limiter.stats()).toMatchObject({ used: 100, left: 0, queued: 250 });
+    await clock.advance(59_999);
+    expect(starts.length).toBe(100);
+    await clock.advance(1);
+    expect(starts.length).toBe(200);
+    await clock.advance(120_000);
+    await Promise.all(done);
+    expect(starts.filter((t) => t === 0).length).toBe(100);
+    expect(starts.filter((t) => t === 60_000).length).toBe(100);
+    expect(starts.filter((t) => t === 120_000).length).toBe(100);
+    expect(starts.filter((t) => t === 180_000).length).toBe(50);
+    expect(maxInAnyWindow(starts, 60_000)).toBe(100);
+    expect(limiter.stats()).toMatchObject({ used: 50, left: 50, queued: 0, inFlight: 0 });
+  });
+
+  it('keeps a sliding window, not a fixed one, when requests trickle in', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 3, clock });
+    const starts: number[] = [];
+    const run = () => limiter.schedule(async () => void starts.push(clock.now()));
+    const first = [run()];
+    await clock.advance(50_000);
+    first.push(run(), run()); // 3 starts: 0, 50 000, 50 000
+    await clock.advance(0);
+    const late = [run(), run(), run()]; // at 50 000 the window is full
+    await clock.advance(200_000);
+    await Promise.all([...first, ...late]);
+    // A fixed window would start one at 60 000 and two more at once; the sliding one frees a slot per expiry.
+    expect(starts).toEqual([0, 50_000, 50_000, 60_000, 110_000, 110_000]);
+    expect(maxInAnyWindow(starts, 60_000)).toBe(3);
+  });
+
+  it('starts the highest priority waiting request first', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 1, clock });
+    const order: string[] = [];
+    const run = (name: string, priority: number) =>
+      limiter.schedule(async () => void order.push(name), { priority });
+    const all = [run('first', 0), run('low', 1), run('high', 10), run('mid', 5)];
+    await clock.advance(180_000);
+    await Promise.all(all);
+    expect(order).toEqual(['first', 'high', 'mid', 'low']);
+  });
+
+  it('never has more than maxConcurrent requests in flight', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 2 });
+    let inFlight = 0;
+    let peak = 0;
+    const all = Array.from({ length: 6 }, () =>
+      limiter.schedule(async () => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await clock.sleep(1_000);
+        inFlight--;
+      }),
+    );
+    await clock.advance(0);
+    expect(limiter.stats()).toMatchObject({ inFlight: 2, queued: 4 });
+    await clock.advance(3_000);
+    await Promise.all(all);
+    expect(peak).toBe(2);
+  });
+
+  it('spreads the remaining budget over the reset time when X-RateLimit-Remaining is low', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    await limiter.schedule(async () => {}); // starts at 0
+    limiter.observe({ limit: 100, remaining: 5, resetMs: 30_000 }); // 5 left over 30 s: one per 6 s
+    expect(limiter.stats().paceIntervalMs).toBe(6_000);
+    const starts: number[] = [];
+    const all = Array.from({ length: 4 }, () => limiter.schedule(async () => void starts.push(clock.now())));
+    await clock.advance(40_000);
+    await Promise.all(all);
+    expect(starts).toEqual([6_000, 12_000, 18_000, 24_000]);
+  });
+
+  it('stops pacing once the server reports a healthy budget again', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    limiter.observe({ limit: 100, remaining: 2, resetMs: 60_000 });
+    limiter.observe({ limit: 100, remaining: 90, resetMs: 60_000 });
+    expect(limiter.stats().paceIntervalMs).toBeNull();
+    const starts: number[] = [];
+    await Promise.all([1, 2, 3].map(() => limiter.schedule(async () => void starts.push(clock.now()))));
+    expect(starts).toEqual([0, 0, 0]);
+  });
+
+  it('pauses until the server window resets when it says none are left', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    limiter.observe({ limit: 100, remaining: 0, resetMs: 20_000 });
+    const starts: number[] = [];
+    const p = limiter.schedule(async () => void starts.push(clock.now()));
+    await clock.advance(25_000);
+    await p;
+    expect(starts).toEqual([20_000]);
+  });
+
+  it('ignores rate-limit headers that lack remaining or reset', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    limiter.observe({ limit: 100 });
+    limiter.observe({ remaining: 1 });
+    expect(limiter.stats()).toMatchObject({ paceIntervalMs: null, pausedUntil: null });
+  });
+
+  it('pauses every request for Retry-After after a 429, including ones already waiting', async () => {
+    const clock = createManualClock(1_000);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1 });
+    const starts: number[] = [];
+    let release: () => void = () => {};
+    const blocker = limiter.schedule(
+      () =>
+        new Promise<void>((r) => {
+          release = r;
+        }),
+    );
+    const waiting = [1, 2].map(() => limiter.schedule(async () => void starts.push(clock.now())));
+    await clock.advance(0);
+    limiter.pauseFor(30_000); // the blocker got a 429
+    expect(limiter.stats().pausedUntil).toBe(31_000);
+    release();
+    await blocker;
+    await clock.advance(29_999);
+    expect(starts).toEqual([]);
+    await clock.advance(1);
+    await Promise.all(waiting);
+    expect(starts).toEqual([31_000, 31_000]);
+    expect(limiter.stats().pausedUntil).toBeNull();
+  });
+
+  it('never shortens a pause that is already longer', () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 10, clock });
+    limiter.pauseFor(10_000);
+    limiter.pauseFor(2_000);
+    expect(limiter.stats().pausedUntil).toBe(10_000);
+  });
+
+  it('passes through what the request resolves or rejects with and frees its slot either way', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 10, clock, maxConcurrent: 1 });
+    await expect(limiter.schedule(async () => 42)).resolves.toBe(42);
+    await expect(limiter.schedule(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(limiter.stats()).toMatchObject({ used: 2, left: 8, inFlight: 0 });
+  });
+
+  it('drops a waiting request whose caller aborts, without spending budget on it', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 1, clock });
+    await limiter.schedule(async () => {});
+    const head = limiter.schedule(async () => 'head');
+    const abort = new AbortController();
+    let ran = false;
+    const dropped = limiter.schedule(
+      async () => {
+        ran = true;
+      },
+      { signal: abort.signal },
+    );
+    await clock.advance(0);
+    abort.abort();
+    await expect(dropped).rejects.toThrow();
+    await clock.advance(60_000);
+    await expect(head).resolves.toBe('head');
+    await clock.advance(120_000);
+    expect(ran).toBe(false);
+    expect(limiter.stats()).toMatchObject({ used: 0, queued: 0 });
+  });
+
+  it('rejects requests that have not started when closed', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 1, clock });
+    await limiter.schedule(async () => {});
+    const waiting = limiter.schedule(async () => 'never');
+    await clock.advance(0);
+    limiter.close();
+    await expect(waiting).rejects.toBeInstanceOf(LimiterClosedError);
+    await expect(limiter.schedule(async () => 1)).rejects.toBeInstanceOf(LimiterClosedError);
+  });
+
+  it('refuses a budget below one request per minute', () => {
+    expect(() => createRateLimiter({ maxPerMinute: 0, clock: createManualClock() })).toThrow(RangeError);
+  });
+});
+
+describe('rate limiter under random load', () => {
+  it('never exceeds its budget in any window, whatever the arrivals, priorities and durations', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(
+          fc.record({
+            gap: fc.integer({ min: 0, max: 15_000 }),
+            priority: fc.integer({ min: 0, max: 3 }),
+            duration: fc.integer({ min: 0, max: 5_000 }),
+          }),
+          { minLength: 1, maxLength: 60 },
+        ),
+        async (max, arrivals) => {
+          const clock = createManualClock(0);
+          const limiter = createRateLimiter({ maxPerMinute: max, clock, maxConcurrent: 3 });
+          const starts: number[] = [];
+          const all: Promise<void>[] = [];
+          for (const a of arrivals) {
+            await clock.advance(a.gap);
+            all.push(
+              limiter.schedule(
+                async () => {
+                  starts.push(clock.now());
+                  await clock.sleep(a.duration);
+                },
+                { priority: a.priority },
+              ),
+            );
+          }
+          await clock.advance(Math.ceil(arrivals.length / max + 1) * 60_000 + 10_000);
+          await Promise.all(all);
+          return starts.length === arrivals.length && maxInAnyWindow(starts, 60_000) <= max;
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
