@@ -1,0 +1,103 @@
+/** The ticker's command line, parsed into a value or an ArgsError (exit 2 with usage). Pure. */
+import { EVENT_TYPES } from '../../src/events/types.js';
+
+export const USAGE = `usage: npm run tail -- [--race ID | --meeting ID | --all] [--events TYPES] [--url URL] [--token KEY]
+
+  --race ID        one race's events
+  --meeting ID     every race of one meeting
+  --all            every event racewire sees (the firehose; the default)
+  --events TYPES   comma-separated event types; "runner.*" takes a family
+                   (${EVENT_TYPES.slice(0, 3).join(', ')}, ...: see docs/events.md)
+  --url URL        racewire's WebSocket (default $RACEWIRE_URL or ws://127.0.0.1:8080/ws)
+  --token KEY      API key (default $RACEWIRE_TOKEN)
+  --help           this text
+
+Ctrl-C closes the connection and exits.`;
+
+export interface TailOptions {
+  /** `race:<id>`, `meeting:<id>` or `firehose`. */
+  channel: string;
+  /** Event types to print; undefined: all. */
+  types: string[] | undefined;
+  url: string;
+  token: string | undefined;
+}
+
+export type ParseResult = { help: true } | { help: false; options: TailOptions };
+
+export class ArgsError extends Error {
+  readonly code = 'RW_TAIL_BAD_ARGS';
+  constructor(message: string) {
+    super(message);
+    this.name = this.constructor.name;
+  }
+}
+
+const VALUE_FLAGS = new Set(['--race', '--meeting', '--events', '--url', '--token']);
+
+/** Expands `family.*` and checks every name against the event catalogue. */
+export function parseTypes(spec: string): string[] {
+  const out = new Set<string>();
+  for (const raw of spec.split(',')) {
+    const name = raw.trim();
+    if (!name) continue;
+    const matches = name.endsWith('.*')
+      ? EVENT_TYPES.filter((t) => t.startsWith(name.slice(0, -1)))
+      : EVENT_TYPES.filter((t) => t === name);
+    if (matches.length === 0) throw new ArgsError(`--events: unknown event type "${name}"`);
+    for (const m of matches) out.add(m);
+  }
+  if (out.size === 0) throw new ArgsError('--events needs at least one event type');
+  return [...out];
+}
+
+export function parseArgs(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = {},
+): ParseResult {
+  const values = new Map<string, string>();
+  let all = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') return { help: true };
+    if (arg === '--all') {
+      all = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (!VALUE_FLAGS.has(flag)) throw new ArgsError(`unknown argument "${arg}"`);
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) {
+      throw new ArgsError(`${flag} needs a value`);
+    }
+    if (values.has(flag)) throw new ArgsError(`${flag} given twice`);
+    values.set(flag, value);
+  }
+  const targets = [values.has('--race'), values.has('--meeting'), all].filter(Boolean).length;
+  if (targets > 1) throw new ArgsError('choose one of --race, --meeting and --all');
+  const race = values.get('--race');
+  const meeting = values.get('--meeting');
+  const channel = race ? `race:${race}` : meeting ? `meeting:${meeting}` : 'firehose';
+
+  const url = values.get('--url') ?? env.RACEWIRE_URL ?? 'ws://127.0.0.1:8080/ws';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ArgsError(`--url: "${url}" is not a URL`);
+  }
+  if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
+    throw new ArgsError(`--url: "${url}" must start with ws:// or wss://`);
+  }
+  const events = values.get('--events');
+  return {
+    help: false,
+    options: {
+      channel,
+      types: events === undefined ? undefined : parseTypes(events),
+      url,
+      token: values.get('--token') ?? (env.RACEWIRE_TOKEN || undefined),
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/** The REST views the board reads (src/http/race-routes.ts), validated just enough to render safely. */
+
+export interface RaceSummary {
+  raceId: string;
+  raceNumber: number;
+  name: string;
+  startTime: string;
+  status: string;
+  staleMs: number | null;
+}
+
+export interface MeetingSummary {
+  meetingId: string;
+  name: string;
+  country: string;
+  category: string;
+  races: RaceSummary[];
+}
+
+export interface Ops {
+  time: number;
+  clockSpeed: number;
+  budget: { maxPerMinute: number; used: number; left: number; queued: number };
+  races: { watched: number; settled: number };
+  ws: { connections: number; subscribers: number; slowDisconnects: number };
+  webhooks: { pending: number; failing: number } | null;
+}
+
+export class ApiError extends Error {
+  readonly code = 'RW_BOARD_API';
+  constructor(
+    readonly path: string,
+    readonly status: number,
+  ) {
+    super(`GET ${path} answered ${status}`);
+    this.name = this.constructor.name;
+  }
+}
+
+async function getJson(path: string): Promise<unknown> {
+  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  if (!res.ok) throw new ApiError(path, res.status);
+  return res.json();
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
+
+export async function fetchMeetings(): Promise<MeetingSummary[]> {
+  const body = await getJson('/v1/meetings');
+  const meetings = isObj(body) && Array.isArray(body.meetings) ? body.meetings : [];
+  return meetings.filter(
+    (m): m is MeetingSummary => isObj(m) && typeof m.meetingId === 'string' && Array.isArray(m.races),
+  );
+}
+
+export async function fetchOps(): Promise<Ops | undefined> {
+  const body = await getJson('/v1/ops');
+  return isObj(body) && typeof body.time === 'number' && isObj(body.budget)
+    ? (body as unknown as Ops)
+    : undefined;
+}

@@ -1,0 +1,255 @@
+/**
+ * The race panel: runners with their prices, results with margins, dividends. Rows are keyed by entrant and
+ * updated in place, so a price that moves flashes once without the rest of the table being rebuilt.
+ */
+import { fill, h } from './dom.js';
+import { MARKETS, type Market, type Move, oddsMoves, type RaceModel, riderLabel } from './race-model.js';
+import { formatCountdown } from './server-clock.js';
+
+const MARKET_LABEL: Record<Market, string> = {
+  fixed_win: 'Win',
+  fixed_place: 'Place',
+  pool_win: 'Tote W',
+  pool_place: 'Tote P',
+};
+
+const price = (v: number | null) => (v === null ? '–' : v.toFixed(2));
+
+export const statusClass = (status: string) => `status status-${status.toLowerCase().replace(/[^a-z]/g, '')}`;
+
+interface RowCells {
+  row: HTMLTableRowElement;
+  odds: Record<Market, HTMLTableCellElement>;
+}
+
+export class RaceView {
+  private model: RaceModel | undefined;
+  private rows = new Map<string, RowCells>();
+  private rowKey = '';
+
+  constructor(private readonly root: HTMLElement) {}
+
+  get raceId(): string | undefined {
+    return this.model?.raceId;
+  }
+
+  /** Shown while the race's first snapshot is on its way (or the race was never fetched). */
+  waiting(title: string, detail: string): void {
+    this.model = undefined;
+    this.rows.clear();
+    this.rowKey = '';
+    fill(
+      this.root,
+      h('div', { class: 'race-head' }, h('h2', { 'data-testid': 'race-title' }, title)),
+      h('p', { class: 'muted', 'data-testid': 'race-waiting' }, detail),
+    );
+  }
+
+  update(next: RaceModel): void {
+    const moves = oddsMoves(this.model, next);
+    const key = `${next.raceId}|${next.code}|${next.runners.map((r) => r.entrantId).join(',')}`;
+    if (key !== this.rowKey) this.build(next);
+    this.model = next;
+    this.rowKey = key;
+    this.renderHead(next);
+    for (const runner of next.runners) {
+      const cells = this.rows.get(runner.entrantId);
+      if (!cells) continue;
+      cells.row.classList.toggle('scratched', runner.scratched);
+      cells.row.classList.toggle('favourite', runner.favourite && !runner.scratched);
+      cells.row.dataset.scratched = String(runner.scratched);
+      for (const market of MARKETS) {
+        const cell = cells.odds[market];
+        cell.textContent = runner.scratched ? '–' : price(runner.odds[market]);
+        const move = moves.get(`${runner.entrantId}/${market}`);
+        if (move) flash(cell, move);
+      }
+    }
+    this.renderResults(next);
+  }
+
+  /** Updates the countdown to the jump; `serverNow` is the server's (possibly accelerated) time. */
+  tick(serverNow: number | undefined): void {
+    const el = this.root.querySelector<HTMLElement>('[data-testid="countdown"]');
+    const start = this.model?.advertisedStart;
+    if (!el || start === null || start === undefined || serverNow === undefined) return;
+    const left = start - serverNow;
+    // After the jump the countdown means nothing: the status badge says what is happening.
+    const open = this.model?.status === 'Open' || this.model?.status === 'Upcoming';
+    el.textContent = open ? formatCountdown(left) : '';
+    el.title = open ? 'to the advertised start (server clock)' : '';
+    el.classList.toggle('soon', open && left < 5 * 60_000);
+  }
+
+  private build(model: RaceModel): void {
+    this.rows.clear();
+    const tbody = h('tbody');
+    for (const r of model.runners) {
+      const odds = {} as Record<Market, HTMLTableCellElement>;
+      for (const m of MARKETS) odds[m] = h('td', { class: `num odds ${m}`, 'data-market': m });
+      const row = h(
+        'tr',
+        { 'data-testid': 'runner', 'data-entrant-id': r.entrantId },
+        h('td', { class: 'num no' }, r.number ?? ''),
+        h(
+          'td',
+          { class: 'name' },
+          r.silk
+            ? h('img', {
+                class: 'silk',
+                src: r.silk,
+                alt: '',
+                loading: 'lazy',
+                width: 24,
+                height: 24,
+                // Silks come from the racing API's CDN; a broken image icon says less than none.
+                onerror: (ev: Event) => (ev.target as HTMLElement).remove(),
+              })
+            : null,
+          h('span', { class: 'runner-name', 'data-testid': 'runner-name' }, r.name),
+          h('span', { class: 'sub' }, r.rider ?? ''),
+          model.code !== 'G' && r.trainer ? h('span', { class: 'sub trainer' }, `T: ${r.trainer}`) : null,
+        ),
+        h('td', { class: 'num barrier' }, r.barrier ?? ''),
+        h('td', { class: 'rider' }, r.rider ?? '–'),
+        ...MARKETS.map((m) => odds[m]),
+      );
+      this.rows.set(r.entrantId, { row, odds });
+      tbody.append(row);
+    }
+    fill(
+      this.root,
+      h('div', { class: 'race-head', 'data-testid': 'race-head' }),
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'runners', 'data-testid': 'runners' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', { class: 'num' }, '#'),
+              h('th', {}, 'Runner'),
+              h('th', { class: 'num barrier' }, 'Bar'),
+              h('th', { class: 'rider' }, riderLabel(model.code)),
+              ...MARKETS.map((m) => h('th', { class: `num odds ${m}` }, MARKET_LABEL[m])),
+            ),
+          ),
+          tbody,
+        ),
+      ),
+      h('section', { class: 'results-wrap', 'data-testid': 'results-panel' }),
+    );
+  }
+
+  private renderHead(m: RaceModel): void {
+    const head = this.root.querySelector('[data-testid="race-head"]');
+    if (!head) return;
+    const start = m.advertisedStart === null ? '' : new Date(m.advertisedStart).toISOString().slice(11, 16);
+    const facts = [
+      m.distance ? `${m.distance} m` : null,
+      m.trackCondition,
+      start ? `${start} UTC` : null,
+      `${m.runners.filter((r) => !r.scratched).length} of ${m.runners.length} running`,
+    ].filter(Boolean);
+    const old = head.querySelector('[data-testid="countdown"]');
+    fill(
+      head,
+      h(
+        'div',
+        { class: 'race-title' },
+        h('span', { class: 'race-no' }, m.number === null ? 'R?' : `R${m.number}`),
+        h(
+          'div',
+          {},
+          h('h2', { 'data-testid': 'race-title' }, m.meeting),
+          h('div', { class: 'race-name' }, m.name),
+        ),
+      ),
+      h(
+        'div',
+        { class: 'race-meta' },
+        h('span', { class: statusClass(m.status), 'data-testid': 'race-status' }, m.status),
+        h('span', { class: 'countdown', 'data-testid': 'countdown' }, old?.textContent ?? ''),
+        h('span', { class: 'muted facts' }, facts.join(' · ')),
+      ),
+    );
+  }
+
+  private renderResults(m: RaceModel): void {
+    const panel = this.root.querySelector('[data-testid="results-panel"]');
+    if (!panel) return;
+    if (m.results.length === 0 && m.dividends.length === 0) {
+      fill(panel);
+      return;
+    }
+    const final = m.status === 'Final';
+    fill(
+      panel,
+      h(
+        'div',
+        { class: 'card results', 'data-testid': 'results' },
+        h(
+          'h3',
+          {},
+          'Results ',
+          h('span', { class: `tag ${final ? 'final' : 'interim'}` }, final ? 'Final' : m.status),
+        ),
+        h(
+          'ol',
+          {},
+          ...m.results.map((r) =>
+            h(
+              'li',
+              { 'data-testid': 'result', 'data-entrant-id': r.entrantId, 'data-position': r.position },
+              h('span', { class: `place p${r.position}` }, r.position),
+              h('span', { class: 'no' }, r.number ?? ''),
+              h('span', { class: 'runner-name' }, r.name),
+              h('span', { class: 'margin' }, r.margin ?? ''),
+            ),
+          ),
+        ),
+      ),
+      m.dividends.length
+        ? h(
+            'div',
+            { class: 'card dividends', 'data-testid': 'dividends' },
+            h('h3', {}, 'Dividends'),
+            h(
+              'table',
+              {},
+              h(
+                'tbody',
+                {},
+                ...m.dividends.map((d) =>
+                  h(
+                    'tr',
+                    { 'data-testid': 'dividend', 'data-status': d.status },
+                    h('td', {}, d.product),
+                    h('td', { class: 'muted' }, d.runners),
+                    h(
+                      'td',
+                      {},
+                      h('span', { class: `tag ${d.status === 'Final' ? 'final' : 'interim'}` }, d.status),
+                    ),
+                    h('td', { class: 'num' }, `$${d.dividend.toFixed(2)}`),
+                  ),
+                ),
+              ),
+            ),
+          )
+        : null,
+    );
+  }
+}
+
+/** Restarts the cell's flash animation (a reflow between removing and adding the class restarts it). */
+function flash(cell: HTMLElement, move: Move): void {
+  cell.classList.remove('flash-up', 'flash-down');
+  void cell.offsetWidth;
+  cell.classList.add(move === 'up' ? 'flash-up' : 'flash-down');
+}
