@@ -33,9 +33,9 @@ describe('configuration', () => {
 
   it('parses subscriber keys with their scopes and rejects an unknown scope without echoing the key', () => {
     expect([...parseApiKeys('abc:partner,def:public,ghi')]).toEqual([
-      ['abc', 'partner'],
-      ['def', 'public'],
-      ['ghi', 'public'],
+      ['abc', { name: 'key1', scope: 'partner' }],
+      ['def', { name: 'key2', scope: 'public' }],
+      ['ghi', { name: 'key3', scope: 'public' }],
     ]);
     expect(() => parseApiKeys('supersecretkey:admin')).toThrow(/"supe…"/);
   });

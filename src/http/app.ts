@@ -14,9 +14,12 @@ export interface AppOptions {
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: opts.logger,
+    // Request logging at info level would log every board poll; warnings and errors still go out.
+    loggerInstance: opts.logger.child(
+      { component: 'http' },
+      { level: opts.logger.levelVal > 40 ? opts.logger.level : 'warn' },
+    ),
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
-    disableRequestLogging: true,
     // Behind a proxy, operators set trustProxy through the platform; here loopback checks use the socket.
     trustProxy: false,
   });

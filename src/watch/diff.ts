@@ -53,7 +53,8 @@ function shiftOps(
     if (!same) continue;
     const ops: Operation[] = [];
     for (let i = 0; i < h; i++) ops.push({ op: 'remove', path: `${path}/0` });
-    for (let i = kept; i < n.length; i++) ops.push({ op: 'add', path: `${path}/-`, value: fjp.deepClone(n[i]) });
+    for (let i = kept; i < n.length; i++)
+      ops.push({ op: 'add', path: `${path}/-`, value: fjp.deepClone(n[i]) });
     return ops;
   }
   // Newest first: p = kept + dropped, n = added + kept.

@@ -56,6 +56,13 @@ export interface Poller {
 }
 
 const DAY = 86_400_000;
+/**
+ * Limiter priorities. The scheduler has already chosen what matters most; the limiter's queue must not undo
+ * that. Discovery and urgent fetches overtake routine ones (a routine near-jump fetch must never starve
+ * discovery, which is how every race's status change is seen).
+ */
+const PRIORITY = { discovery: 1000, urgent: 900 } as const;
+const routinePriority = (weight: number) => Math.min(800, Math.round(weight * 10));
 const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function createPoller(deps: PollerDeps): Poller {
@@ -87,7 +94,7 @@ export function createPoller(deps: PollerDeps): Poller {
     // Racing days are local: at any UTC instant, meetings dated yesterday, today and tomorrow can be live.
     const query = { dateFrom: isoDate(now - DAY), dateTo: isoDate(now + DAY) };
     try {
-      const response = await deps.source.meetings(query, { priority: 10 });
+      const response = await deps.source.meetings(query, { priority: PRIORITY.discovery });
       const echoed = response.params;
       if (
         echoed &&
@@ -115,9 +122,9 @@ export function createPoller(deps: PollerDeps): Poller {
     }
   }
 
-  async function fetchRace(raceId: string, weight: number): Promise<void> {
+  async function fetchRace(raceId: string, priority: number): Promise<void> {
     try {
-      const payload = await deps.source.event(raceId, { priority: Math.round(weight * 10) });
+      const payload = await deps.source.event(raceId, { priority });
       const outcome = await deps.onEvent(raceId, payload);
       const now = clock.now();
       if (outcome.kind === 'rejected') {
@@ -159,7 +166,9 @@ export function createPoller(deps: PollerDeps): Poller {
         nudge();
       } else if (pick.kind === 'race') {
         inFlight.add(pick.raceId);
-        await fetchRace(pick.raceId, pick.weight).finally(() => inFlight.delete(pick.raceId));
+        await fetchRace(pick.raceId, pick.urgent ? PRIORITY.urgent : routinePriority(pick.weight)).finally(
+          () => inFlight.delete(pick.raceId),
+        );
       } else {
         const wait = Number.isFinite(pick.until) ? Math.max(1, pick.until - clock.now()) : 60_000;
         await clock.sleep(wait, wake.signal).catch(() => {});

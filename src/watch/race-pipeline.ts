@@ -17,7 +17,12 @@ export interface RacePipeline {
   document(raceId: string): Promise<RaceDocument | undefined>;
 }
 
-export function createRacePipeline(deps: { log: EventLog; bus: Bus; clock: Clock; logger: Logger }): RacePipeline {
+export function createRacePipeline(deps: {
+  log: EventLog;
+  bus: Bus;
+  clock: Clock;
+  logger: Logger;
+}): RacePipeline {
   const documents = new Map<string, RaceDocument>();
   // One change per race at a time: the poller never fetches a race twice at once, but be safe.
   const tails = new Map<string, Promise<unknown>>();

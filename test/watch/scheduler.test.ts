@@ -84,6 +84,7 @@ describe('pickNext', () => {
       kind: 'race',
       raceId: b!.raceId,
       weight: expect.any(Number),
+      urgent: true,
     });
   });
 
