@@ -1,0 +1,45 @@
+/** Shared pieces of the world model: time units, the price ladder, change records, a race's open state. */
+import type { RaceStatic, RunnerState, TimedChange } from './model.js';
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/** Prices on a betting ladder: 0.1 steps to 4, 0.5 to 10, 1 to 30, 5 beyond. */
+export function ladder(p: number): number {
+  const x = Math.min(501, Math.max(1.1, p));
+  const step = x < 4 ? 0.1 : x < 10 ? 0.5 : x < 30 ? 1 : 5;
+  return Math.round(Math.round(x / step) * step * 100) / 100;
+}
+export const placeOf = (win: number) => Math.max(1.01, Math.round((1 + (win - 1) / 3.5) * 100) / 100);
+
+export const byTime = (a: TimedChange, b: TimedChange) => a.at - b.at || a.seq - b.seq;
+
+export function change(
+  race: RaceStatic,
+  at: number,
+  seq: number,
+  type: TimedChange['type'],
+  detail: Record<string, unknown>,
+  extra: Partial<TimedChange> = {},
+): TimedChange {
+  return { at, seq, raceId: race.id, meetingId: race.meeting.id, type, detail, scripted: false, ...extra };
+}
+
+/** Initial runner state at market open. */
+export function openState(race: RaceStatic): Map<string, RunnerState> {
+  return new Map(
+    race.runners.map((r) => [
+      r.entrantId,
+      {
+        fixedWin: r.openWin,
+        fixedPlace: placeOf(r.openWin),
+        poolWin: r.openWin,
+        poolPlace: placeOf(r.openWin),
+        flucs: [{ at: race.marketOpen, win: r.openWin }],
+        scratchedAt: null,
+        late: false,
+      },
+    ]),
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * The racing API simulator: the default upstream of racewire and the ground of its tests.
+ * A seeded race day (the real timetable laid onto a chosen day) served over fastify with the real API's
+ * shapes, its own rate limit, fault injection, and a control API under /__sim.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import pino from 'pino';
+import type { Clock } from '../clock.js';
+import { API_PREFIX, registerApiRoutes } from './api-routes.js';
+import { DAY } from './changes.js';
+import { registerControlRoutes } from './control-routes.js';
+import { timetable } from './data.js';
+import { createFaultQueue, type FaultControl } from './faults.js';
+import type { SimChange } from './model.js';
+import { createSlidingWindow, type RateDecision } from './rate-limit.js';
+import { dayStart } from './schedule.js';
+import { SimWorld } from './world.js';
+
+export { API_PREFIX } from './api-routes.js';
+export type { FaultControl, FaultKind, FaultSpec } from './faults.js';
+export type { ChangeType, SimChange } from './model.js';
+export { type RaceView, SimWorld, SimWorldError } from './world.js';
+
+export interface SimulatorOptions {
+  seed?: number;
+  clock: Clock;
+  day?: Date | string;
+  rateLimit?: { perMinute: number } | false;
+  logger?: pino.Logger;
+}
+
+export interface Simulator {
+  app: FastifyInstance;
+  world: SimWorld;
+  faults: FaultControl;
+  journal(): SimChange[];
+  listen(opts?: { port?: number; host?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** With no limit configured, the headers still go out, saying so with a very large limit. */
+const UNLIMITED: RateDecision = { allowed: true, limit: 1_000_000, remaining: 1_000_000, resetSeconds: 0 };
+
+/**
+ * The UTC day of `now`, or the next day once `now` is past that day's last race (the real timetable ends at
+ * 17:02 UTC), so that a live run always has racing ahead of it.
+ */
+export function defaultDay(now: number): number {
+  const day = dayStart(new Date(now));
+  const last = Math.max(...timetable.meetings.flatMap((m) => m[5].map((r) => r[2])));
+  return now > day + last * 1000 ? day + DAY : day;
+}
+
+export async function createSimulator(opts: SimulatorOptions): Promise<Simulator> {
+  const { clock } = opts;
+  const logger = opts.logger ?? pino({ level: 'silent' });
+  const seed = opts.seed ?? 1;
+  const day = opts.day === undefined ? defaultDay(clock.now()) : dayStart(opts.day);
+  const world = new SimWorld(seed, day, clock);
+  const faults = createFaultQueue();
+  const rateLimit = opts.rateLimit ?? { perMinute: 120 };
+  const window = rateLimit ? createSlidingWindow(rateLimit.perMinute, clock) : undefined;
+  const closing = new AbortController();
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+  }) as unknown as FastifyInstance;
+  registerApiRoutes(app, {
+    world,
+    clock,
+    faults,
+    rate: window ? () => window.hit() : () => UNLIMITED,
+    closing: closing.signal,
+  });
+  registerControlRoutes(app, world, faults);
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` }),
+  );
+  await app.ready();
+  logger.debug(
+    { seed, day: new Date(day).toISOString().slice(0, 10), races: world.races.length },
+    'simulator ready',
+  );
+
+  return {
+    app,
+    world,
+    faults,
+    journal: () => world.journal(),
+    async listen(o = {}) {
+      const address = await app.listen({ port: o.port ?? 0, host: o.host ?? '127.0.0.1' });
+      return `${address.replace('[::1]', 'localhost')}${API_PREFIX}`;
+    },
+    async close() {
+      closing.abort();
+      await app.close();
+    },
+  };
+}
