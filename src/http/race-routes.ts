@@ -1,0 +1,170 @@
+/**
+ * Read-only REST views: the day's meetings and races as racewire sees them, one race's current document, and
+ * the operations summary the board shows. Documents are redacted for public callers like WebSocket snapshots.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { EventLog } from '../store/ports.js';
+import type { Poller } from '../watch/poller.js';
+import type { RaceWatch } from '../watch/race-watch.js';
+
+export interface OpsSummary {
+  time: number;
+  clockSpeed: number;
+  budget: { maxPerMinute: number; used: number; left: number; queued: number };
+  races: { watched: number; settled: number };
+  ws: { connections: number; subscribers: number; slowDisconnects: number };
+  webhooks: { pending: number; failing: number };
+}
+
+export interface RaceRoutesDeps {
+  poller: Poller;
+  log: EventLog;
+  /** Removes partner-only fields; REST callers are public. */
+  redact: (document: unknown) => unknown;
+  ops: () => OpsSummary;
+}
+
+const errorSchema = {
+  type: 'object',
+  properties: {
+    error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+  },
+} as const;
+
+const raceSummarySchema = {
+  type: 'object',
+  properties: {
+    raceId: { type: 'string' },
+    raceNumber: { type: 'integer' },
+    name: { type: 'string' },
+    startTime: { type: 'string', format: 'date-time' },
+    status: { type: 'string' },
+    staleMs: { type: ['number', 'null'] },
+  },
+} as const;
+
+export function registerRaceRoutes(app: FastifyInstance, deps: RaceRoutesDeps): void {
+  app.get(
+    '/v1/meetings',
+    {
+      schema: {
+        tags: ['races'],
+        summary: "The day's meetings and their races, with status and how stale each race's data is",
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              meetings: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    meetingId: { type: 'string' },
+                    name: { type: 'string' },
+                    country: { type: 'string' },
+                    category: { type: 'string' },
+                    races: { type: 'array', items: raceSummarySchema },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    async () => ({ meetings: groupByMeeting(deps.poller) }),
+  );
+
+  app.get<{ Params: { raceId: string } }>(
+    '/v1/races/:raceId',
+    {
+      schema: {
+        tags: ['races'],
+        summary: "One race's current normalised document and its position in the race's stream",
+        params: {
+          type: 'object',
+          properties: { raceId: { type: 'string', maxLength: 100 } },
+          required: ['raceId'],
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              raceId: { type: 'string' },
+              seq: { type: 'integer' },
+              documentSeq: { type: 'integer' },
+              epoch: { type: 'string' },
+              document: { type: 'object', additionalProperties: true },
+            },
+          },
+          404: errorSchema,
+        },
+      },
+    },
+    async (req, reply) => {
+      const { raceId } = req.params;
+      const head = await deps.log.head(raceId);
+      if (head.document === undefined) {
+        return reply.code(404).send({
+          error: {
+            code: 'race_not_found',
+            message: `no document for race ${raceId} (unknown, or not fetched yet)`,
+          },
+        });
+      }
+      return {
+        raceId,
+        seq: head.seq,
+        documentSeq: head.documentSeq,
+        epoch: head.epoch,
+        document: deps.redact(head.document),
+      };
+    },
+  );
+
+  app.get(
+    '/v1/ops',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Budget, races, subscribers and webhook health at a glance',
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
+    },
+    async () => deps.ops(),
+  );
+}
+
+function groupByMeeting(poller: Poller) {
+  const meetings = new Map<
+    string,
+    { meetingId: string; name: string; country: string; category: string; races: RaceWatch[] }
+  >();
+  for (const race of poller.races().values()) {
+    let meeting = meetings.get(race.meetingId);
+    if (!meeting) {
+      meeting = {
+        meetingId: race.meetingId,
+        name: race.meetingName,
+        country: race.country,
+        category: race.category,
+        races: [],
+      };
+      meetings.set(race.meetingId, meeting);
+    }
+    meeting.races.push(race);
+  }
+  return [...meetings.values()].map((m) => ({
+    ...m,
+    races: m.races
+      .sort((a, b) => a.raceNumber - b.raceNumber)
+      .map((r) => ({
+        raceId: r.raceId,
+        raceNumber: r.raceNumber,
+        name: r.name,
+        startTime: new Date(r.startTime).toISOString(),
+        status: r.status,
+        staleMs: poller.staleness(r.raceId) ?? null,
+      })),
+  }));
+}

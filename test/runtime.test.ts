@@ -1,0 +1,122 @@
+/**
+ * The whole composition, in-process: embedded simulator -> poller -> pipeline -> event log -> WebSocket.
+ * A scratching made in the simulator reaches a subscriber as a typed event, and the subscriber's copy,
+ * built from the snapshot and every patch, ends equal to the server's document.
+ */
+import jsonpatch from 'fast-json-patch';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { loadConfig } from '../src/config.js';
+import type { ServerMessage } from '../src/delivery/ws/messages.js';
+import { demoDay, type Racewire, startRacewire } from '../src/runtime.js';
+
+let racewire: Racewire;
+
+beforeAll(async () => {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    STORE: 'memory',
+    LOG_LEVEL: 'silent',
+    SIMULATOR_SPEED: '5',
+    DISCOVERY_INTERVAL_MS: '3000',
+  });
+  racewire = await startRacewire({ config });
+});
+afterAll(async () => {
+  await racewire?.stop();
+});
+
+describe('racewire in one process', () => {
+  it('lays the demo timetable so that racing is live at any hour', () => {
+    expect(demoDay(Date.parse('2026-11-22T21:00:00Z'))).toBe('2026-11-23');
+    expect(demoDay(Date.parse('2026-11-22T09:00:00Z'))).toBe('2026-11-22');
+  });
+
+  it('delivers a scratching made upstream to a race subscriber, with the copy kept exact', async () => {
+    const sim = racewire.simulator!;
+    const now = racewire.clock.now();
+    // An open race 20-60 minutes from its jump: nothing else about it changes much during the test.
+    const race = sim.world
+      .view()
+      .meetings.flatMap((m) => m.races)
+      .find(
+        (r) =>
+          r.status === 'Open' &&
+          Date.parse(r.startTime) - now > 20 * 60_000 &&
+          Date.parse(r.startTime) - now < 60 * 60_000,
+      );
+    expect(race, 'an open race within the hour').toBeDefined();
+    const runner = race!.runners.find((r) => !r.scratched)!;
+
+    const ws = new WebSocket(`${racewire.url.replace('http', 'ws')}/ws`);
+    const messages: ServerMessage[] = [];
+    ws.on('message', (raw) => messages.push(JSON.parse(String(raw)) as ServerMessage));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send(JSON.stringify({ op: 'subscribe', channel: `race:${race!.id}` }));
+
+    // The subscription raises the race's priority: its first document arrives quickly.
+    const hasDocument = () =>
+      messages.some(
+        (m) => (m.type === 'snapshot' && m.stream === race!.id && m.document !== null) || m.type === 'patch',
+      );
+    await vi.waitFor(() => expect(hasDocument()).toBe(true), { timeout: 15_000, interval: 50 });
+
+    sim.world.scratch(race!.id, runner.entrantId);
+    await vi.waitFor(
+      () => {
+        const scratched = messages.find((m) => m.type === 'event' && m.event.type === 'runner.scratched');
+        expect(scratched).toBeDefined();
+      },
+      { timeout: 15_000, interval: 50 },
+    );
+
+    // Rebuild the document from the messages, as a ticker would, and compare with the server's.
+    let copy: unknown;
+    let lastSeq = 0;
+    for (const m of messages) {
+      if (m.type === 'snapshot' && m.stream === race!.id) {
+        if (m.document !== null) copy = structuredClone(m.document);
+        lastSeq = m.seq;
+      } else if (m.type === 'patch' && m.stream === race!.id) {
+        expect(m.seq).toBe(lastSeq + 1);
+        copy = jsonpatch.applyPatch(copy, m.ops, true, false).newDocument;
+        lastSeq = m.seq;
+      } else if (m.type === 'event' && m.stream === race!.id) {
+        expect(m.seq).toBe(lastSeq + 1);
+        lastSeq = m.seq;
+      }
+    }
+    const res = await racewire.app.inject({ method: 'GET', url: `/v1/races/${race!.id}` });
+    const server = res.json() as {
+      seq: number;
+      document: { runners: Record<string, { is_scratched: boolean }> };
+    };
+    expect(server.document.runners[runner.entrantId]!.is_scratched).toBe(true);
+    if (server.seq === lastSeq) expect(copy).toEqual(server.document);
+    ws.close();
+  });
+
+  it('answers health, readiness, metrics and the OpenAPI document', async () => {
+    await vi.waitFor(
+      async () => expect((await racewire.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200),
+      { timeout: 10_000, interval: 100 },
+    );
+    expect((await racewire.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ ok: true });
+    const metrics = await racewire.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toContain('racewire_upstream_budget{state="used"}');
+    const openapi = (await racewire.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, unknown>;
+    };
+    for (const path of [
+      '/healthz',
+      '/readyz',
+      '/v1/meetings',
+      '/v1/races/{raceId}',
+      '/v1/ops',
+      '/v1/webhooks/endpoints',
+    ]) {
+      expect(Object.keys(openapi.paths)).toContain(path);
+    }
+  });
+});
