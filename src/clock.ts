@@ -39,7 +39,11 @@ export const systemClock: Clock = {
  * A clock that starts at `origin` and runs `speed` times faster than real time (speed 1 = real time).
  * Used to play a race day faster; the simulator and racewire share one so that both see the same time.
  */
-export function createScaledClock(opts: { origin: number; speed: number; real?: Clock }): Clock & { speed: number } {
+export function createScaledClock(opts: {
+  origin: number;
+  speed: number;
+  real?: Clock;
+}): Clock & { speed: number } {
   const real = opts.real ?? systemClock;
   const realStart = real.now();
   return {

@@ -103,12 +103,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /** Subscriber keys from `API_KEYS` ("key:scope,key2:scope"); each is named by its position for logs. */
-export function parseApiKeys(spec: string | undefined): Map<string, { name: string; scope: 'public' | 'partner' }> {
+export function parseApiKeys(
+  spec: string | undefined,
+): Map<string, { name: string; scope: 'public' | 'partner' }> {
   const keys = new Map<string, { name: string; scope: 'public' | 'partner' }>();
   for (const pair of (spec ?? '').split(',').filter(Boolean)) {
     const [key, scope = 'public'] = pair.split(':');
     if (!key || (scope !== 'public' && scope !== 'partner')) {
-      throw new ConfigError([`API_KEYS: "${pair.split(':')[0]?.slice(0, 4)}…" needs the form key:public or key:partner`]);
+      throw new ConfigError([
+        `API_KEYS: "${pair.split(':')[0]?.slice(0, 4)}…" needs the form key:public or key:partner`,
+      ]);
     }
     keys.set(key, { name: `key${keys.size + 1}`, scope });
   }
