@@ -25,6 +25,12 @@ export interface RateLimiterOptions {
   windowMs?: number;
   /** Most requests in flight at once. @default 8 */
   maxConcurrent?: number;
+  /**
+   * Most starts in a burst. Starts are paced at maxPerMinute/window on average (a token bucket of this size):
+   * without pacing, a saturated sliding window lets its whole budget through in a second and then starves
+   * for the rest of the minute, which is the worst shape for freshness. @default ceil(maxPerMinute / 20)
+   */
+  burst?: number;
   /** Pace when the server's remaining budget is at or below this fraction of its limit. @default 0.2 */
   lowBudgetFraction?: number;
   logger?: Logger;
@@ -79,6 +85,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const windowMs = opts.windowMs ?? 60_000;
   const maxConcurrent = opts.maxConcurrent ?? 8;
   const lowFraction = opts.lowBudgetFraction ?? 0.2;
+  const burst = opts.burst ?? Math.ceil(maxPerMinute / 20);
+  const refillPerMs = maxPerMinute / windowMs;
+  let tokens = burst;
+  let tokensAt = clock.now();
   const queue = new PQueue({ concurrency: 1 });
   const starts: number[] = []; // ascending start times within the window
   let inFlight = 0;
@@ -102,7 +112,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   /** Milliseconds until the time-based rules allow a start (0 = now). */
   const timeToStart = (now: number): number => {
     prune(now);
-    let wait = 0;
+    tokens = Math.min(burst, tokens + (now - tokensAt) * refillPerMs);
+    tokensAt = now;
+    let wait = tokens >= 1 ? 0 : Math.ceil((1 - tokens) / refillPerMs);
     if (starts.length >= maxPerMinute) {
       wait = Math.max(wait, (starts[starts.length - maxPerMinute] as number) + windowMs - now);
     }
@@ -118,6 +130,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       const wait = timeToStart(now);
       if (wait <= 0 && inFlight < maxConcurrent) {
         starts.push(now);
+        tokens -= 1;
         lastStart = now;
         inFlight++;
         return;

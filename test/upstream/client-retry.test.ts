@@ -29,7 +29,11 @@ function setup(
   opts: { maxPerMinute?: number; random?: () => number; maxAttempts?: number } = {},
 ) {
   const clock = createManualClock(0);
-  const limiter = createRateLimiter({ maxPerMinute: opts.maxPerMinute ?? 100, clock });
+  const limiter = createRateLimiter({
+    maxPerMinute: opts.maxPerMinute ?? 100,
+    clock,
+    burst: opts.maxPerMinute ?? 100,
+  });
   const { fetch, calls } = scriptedFetch(clock, replies);
   const client = createRacingClient({
     baseUrl: 'http://upstream.test/affiliates/v1/racing',

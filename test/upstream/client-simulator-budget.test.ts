@@ -33,7 +33,7 @@ async function setup(opts: { ours: number; theirs: number }) {
     }
   };
   const seen: ResponseMeta[] = [];
-  const limiter = createRateLimiter({ maxPerMinute: opts.ours, clock });
+  const limiter = createRateLimiter({ maxPerMinute: opts.ours, clock, burst: opts.ours });
   const client = createRacingClient({
     baseUrl: 'http://sim/affiliates/v1/racing',
     limiter,

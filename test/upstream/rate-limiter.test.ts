@@ -13,7 +13,7 @@ function maxInAnyWindow(starts: number[], windowMs: number): number {
 describe('rate limiter', () => {
   it('starts 350 requests at 100 per minute in exact 60 s waves and never more than 100 in any window', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1000 });
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1000, burst: 100 });
     const starts: number[] = [];
     const done = Array.from({ length: 350 }, () =>
       limiter.schedule(async () => {
@@ -37,9 +37,30 @@ describe('rate limiter', () => {
     expect(limiter.stats()).toMatchObject({ used: 50, left: 50, queued: 0, inFlight: 0 });
   });
 
+  it('paces a saturated budget evenly after a small burst instead of spending a minute in a second', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1000 });
+    const starts: number[] = [];
+    const done = Array.from({ length: 150 }, () =>
+      limiter.schedule(async () => {
+        starts.push(clock.now());
+      }),
+    );
+    await clock.advance(90_000);
+    await Promise.all(done);
+    // The default burst is ceil(100 / 20) = 5 at once; then one start every 600 ms.
+    expect(starts.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+    expect(starts.slice(5, 10)).toEqual([600, 1200, 1800, 2400, 3000]);
+    const gaps = starts.slice(5, 100).map((t, i) => t - starts[4 + i]!);
+    expect(new Set(gaps)).toEqual(new Set([600]));
+    // The window still rules: the first burst leaves it at 60 s and lets at most one more burst through.
+    expect(maxInAnyWindow(starts, 60_000)).toBe(100);
+    expect(Math.max(...[...new Set(starts)].map((t) => starts.filter((x) => x === t).length))).toBe(5);
+  });
+
   it('keeps a sliding window, not a fixed one, when requests trickle in', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 3, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 3, clock, burst: 3 });
     const starts: number[] = [];
     const run = () => limiter.schedule(async () => void starts.push(clock.now()));
     const first = [run()];
@@ -56,7 +77,7 @@ describe('rate limiter', () => {
 
   it('starts the highest priority waiting request first', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 1, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 1, clock, burst: 1 });
     const order: string[] = [];
     const run = (name: string, priority: number) =>
       limiter.schedule(async () => void order.push(name), { priority });
@@ -68,7 +89,7 @@ describe('rate limiter', () => {
 
   it('never has more than maxConcurrent requests in flight', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 2 });
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 2, burst: 100 });
     let inFlight = 0;
     let peak = 0;
     const all = Array.from({ length: 6 }, () =>
@@ -88,7 +109,7 @@ describe('rate limiter', () => {
 
   it('spreads the remaining budget over the reset time when X-RateLimit-Remaining is low', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, burst: 100 });
     await limiter.schedule(async () => {}); // starts at 0
     limiter.observe({ limit: 100, remaining: 5, resetMs: 30_000 }); // 5 left over 30 s: one per 6 s
     expect(limiter.stats().paceIntervalMs).toBe(6_000);
@@ -101,7 +122,7 @@ describe('rate limiter', () => {
 
   it('stops pacing once the server reports a healthy budget again', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, burst: 100 });
     limiter.observe({ limit: 100, remaining: 2, resetMs: 60_000 });
     limiter.observe({ limit: 100, remaining: 90, resetMs: 60_000 });
     expect(limiter.stats().paceIntervalMs).toBeNull();
@@ -112,7 +133,7 @@ describe('rate limiter', () => {
 
   it('pauses until the server window resets when it says none are left', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, burst: 100 });
     limiter.observe({ limit: 100, remaining: 0, resetMs: 20_000 });
     const starts: number[] = [];
     const p = limiter.schedule(async () => void starts.push(clock.now()));
@@ -123,7 +144,7 @@ describe('rate limiter', () => {
 
   it('ignores rate-limit headers that lack remaining or reset', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, burst: 100 });
     limiter.observe({ limit: 100 });
     limiter.observe({ remaining: 1 });
     expect(limiter.stats()).toMatchObject({ paceIntervalMs: null, pausedUntil: null });
@@ -131,7 +152,7 @@ describe('rate limiter', () => {
 
   it('pauses every request for Retry-After after a 429, including ones already waiting', async () => {
     const clock = createManualClock(1_000);
-    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1 });
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1, burst: 100 });
     const starts: number[] = [];
     let release: () => void = () => {};
     const blocker = limiter.schedule(
@@ -156,7 +177,7 @@ describe('rate limiter', () => {
 
   it('never shortens a pause that is already longer', () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 10, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 10, clock, burst: 10 });
     limiter.pauseFor(10_000);
     limiter.pauseFor(2_000);
     expect(limiter.stats().pausedUntil).toBe(10_000);
@@ -164,7 +185,7 @@ describe('rate limiter', () => {
 
   it('passes through what the request resolves or rejects with and frees its slot either way', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 10, clock, maxConcurrent: 1 });
+    const limiter = createRateLimiter({ maxPerMinute: 10, clock, maxConcurrent: 1, burst: 10 });
     await expect(limiter.schedule(async () => 42)).resolves.toBe(42);
     await expect(limiter.schedule(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(limiter.stats()).toMatchObject({ used: 2, left: 8, inFlight: 0 });
@@ -172,7 +193,7 @@ describe('rate limiter', () => {
 
   it('drops a waiting request whose caller aborts, without spending budget on it', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 1, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 1, clock, burst: 1 });
     await limiter.schedule(async () => {});
     const head = limiter.schedule(async () => 'head');
     const abort = new AbortController();
@@ -195,7 +216,7 @@ describe('rate limiter', () => {
 
   it('rejects requests that have not started when closed', async () => {
     const clock = createManualClock(0);
-    const limiter = createRateLimiter({ maxPerMinute: 1, clock });
+    const limiter = createRateLimiter({ maxPerMinute: 1, clock, burst: 1 });
     await limiter.schedule(async () => {});
     const waiting = limiter.schedule(async () => 'never');
     await clock.advance(0);
@@ -205,7 +226,9 @@ describe('rate limiter', () => {
   });
 
   it('refuses a budget below one request per minute', () => {
-    expect(() => createRateLimiter({ maxPerMinute: 0, clock: createManualClock() })).toThrow(RangeError);
+    expect(() => createRateLimiter({ maxPerMinute: 0, clock: createManualClock(), burst: 0 })).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -224,7 +247,7 @@ describe('rate limiter under random load', () => {
         ),
         async (max, arrivals) => {
           const clock = createManualClock(0);
-          const limiter = createRateLimiter({ maxPerMinute: max, clock, maxConcurrent: 3 });
+          const limiter = createRateLimiter({ maxPerMinute: max, clock, maxConcurrent: 3, burst: max });
           const starts: number[] = [];
           const all: Promise<void>[] = [];
           for (const a of arrivals) {
