@@ -17,6 +17,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/clients ./clients
+# The board is bundled at start-up from clients/web, which imports the protocol types from src/.
+COPY --from=build /app/src ./src
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
 USER node

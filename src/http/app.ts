@@ -3,6 +3,7 @@
  * `main.ts` listens. Feature modules (WebSocket gateway, webhooks, metrics, board) register on it.
  */
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.js';
 
@@ -32,6 +33,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       },
     },
   });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app as unknown as FastifyInstance;
 }
