@@ -15,6 +15,7 @@ import { pino } from 'pino';
 import { createMemoryBus } from '../src/bus/bus.js';
 import { createManualClock } from '../src/clock.js';
 import type { LogEntry } from '../src/events/envelope.js';
+import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
 import { createSimulator, type SimChange } from '../src/simulator/index.js';
 import { createMemoryEventLog } from '../src/store/index.js';
 import { createRacingClient } from '../src/upstream/client.js';
@@ -56,21 +57,7 @@ async function run(name: string, strategy: Strategy, discoveryIntervalMs: number
   const logger = pino({ level: 'silent' });
   const sim = await createSimulator({ seed: SEED, clock, day: DAY, rateLimit: false, logger });
   const requests: number[] = [];
-  let inFlight = 0;
-  const fetch = async (url: string): Promise<Response> => {
-    requests.push(clock.now());
-    inFlight++;
-    try {
-      const u = new URL(url);
-      const res = await sim.app.inject({ method: 'GET', url: u.pathname + u.search });
-      return new Response(res.body, {
-        status: res.statusCode,
-        headers: res.headers as Record<string, string>,
-      });
-    } finally {
-      inFlight--;
-    }
-  };
+  const { fetch, inFlight } = createInProcessFetch(sim, () => requests.push(clock.now()));
   const limiter = createRateLimiter({ maxPerMinute: RPM, clock });
   const client = createRacingClient({
     baseUrl: 'http://sim/affiliates/v1/racing',
@@ -96,7 +83,7 @@ async function run(name: string, strategy: Strategy, discoveryIntervalMs: number
   poller.start();
   while (clock.now() < TO) {
     // Let work in flight finish before virtual time moves on.
-    for (let spins = 0; inFlight > 0 && spins < 1000; spins++) await new Promise((r) => setImmediate(r));
+    for (let spins = 0; inFlight() > 0 && spins < 1000; spins++) await new Promise((r) => setImmediate(r));
     await clock.advance(STEP);
   }
   // Close the limiter first: workers waiting for a slot would otherwise wait for time that no longer moves.

@@ -1,4 +1,5 @@
 /** The REST views the board reads (src/http/race-routes.ts), validated just enough to render safely. */
+import type { OpsSummary } from '../../src/http/race-routes.js';
 
 export interface RaceSummary {
   raceId: string;
@@ -17,14 +18,8 @@ export interface MeetingSummary {
   races: RaceSummary[];
 }
 
-export interface Ops {
-  time: number;
-  clockSpeed: number;
-  budget: { maxPerMinute: number; used: number; left: number; queued: number };
-  races: { watched: number; settled: number };
-  ws: { connections: number; subscribers: number; slowDisconnects: number };
-  webhooks: { pending: number; failing: number } | null;
-}
+/** The operations summary, as racewire's REST API defines it. */
+export type Ops = OpsSummary;
 
 export class ApiError extends Error {
   readonly code = 'RW_BOARD_API';

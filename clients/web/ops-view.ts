@@ -69,14 +69,12 @@ export function renderOps(
       stat('subscribers', ops.ws.subscribers, 'ops-subscribers'),
       stat('sockets', ops.ws.connections, 'ops-connections'),
       stat('slow disconnects', ops.ws.slowDisconnects, 'ops-slow', ops.ws.slowDisconnects > 0 ? 'warn' : ''),
-      hooks
-        ? stat(
-            'webhooks pending / failing',
-            `${hooks.pending} / ${hooks.failing}`,
-            'ops-webhooks',
-            hooks.failing > 0 ? 'warn' : '',
-          )
-        : stat('webhooks', 'off', 'ops-webhooks'),
+      stat(
+        'webhooks pending / failing',
+        `${hooks.pending} / ${hooks.failing}`,
+        'ops-webhooks',
+        hooks.failing > 0 ? 'warn' : '',
+      ),
     ),
   );
 }

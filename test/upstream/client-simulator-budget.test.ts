@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
+import { createInProcessFetch } from '../../src/simulator/in-process-fetch.js';
 import { createSimulator } from '../../src/simulator/index.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import { type ResponseMeta, responseMeta } from '../../src/upstream/response-meta.js';
-import type { FetchLike } from '../../src/upstream/transport.js';
 
 const DAY = '2026-11-22';
 
@@ -16,22 +16,8 @@ async function setup(opts: { ours: number; theirs: number }) {
   const origin = Date.parse(`${DAY}T02:00:00Z`);
   const clock = createManualClock(origin);
   const sim = await createSimulator({ seed: 3, clock, day: DAY, rateLimit: { perMinute: opts.theirs } });
-  let inFlight = 0;
   const sent: number[] = [];
-  const fetch: FetchLike = async (url) => {
-    inFlight++;
-    sent.push(clock.now());
-    try {
-      const u = new URL(url);
-      const res = await sim.app.inject({ method: 'GET', url: u.pathname + u.search });
-      return new Response(res.body, {
-        status: res.statusCode,
-        headers: res.headers as Record<string, string>,
-      });
-    } finally {
-      inFlight--;
-    }
-  };
+  const { fetch, inFlight } = createInProcessFetch(sim, () => sent.push(clock.now()));
   const seen: ResponseMeta[] = [];
   const limiter = createRateLimiter({ maxPerMinute: opts.ours, clock, burst: opts.ours });
   const client = createRacingClient({
@@ -50,7 +36,7 @@ async function setup(opts: { ours: number; theirs: number }) {
       settled = true;
     });
     for (let t = 0; t <= maxMs && !settled; t += 1_000) {
-      for (let spins = 0; inFlight > 0 && spins < 1_000; spins++) await new Promise((r) => setImmediate(r));
+      for (let spins = 0; inFlight() > 0 && spins < 1_000; spins++) await new Promise((r) => setImmediate(r));
       await clock.advance(1_000);
     }
     return done;
