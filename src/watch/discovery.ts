@@ -41,7 +41,7 @@ export function applyMeetings(
           status: summary.status,
           discoveredAt: now,
           dirty: false,
-          finalDividends: false,
+          dividends: 'none',
           failures: 0,
           finishedAt: FINISHED_STATUSES.has(summary.status) ? now : undefined,
         });

@@ -53,7 +53,7 @@ function basePolicy(race: RaceWatch, now: number): PollPolicy | null {
   if (FINISHED_STATUSES.has(race.status)) {
     const confirmed =
       race.lastGoodAt !== undefined && race.finishedAt !== undefined && race.lastGoodAt >= race.finishedAt;
-    const settled = race.status === 'Abandoned' || race.finalDividends;
+    const settled = race.status === 'Abandoned' || race.dividends === 'final';
     if (confirmed && (settled || now - (race.finishedAt ?? now) > SETTLE_TIMEOUT_MS)) return null;
     // A race already over when discovery first listed it only needs its one baseline fetch, which can wait
     // for spare budget; one that finished while watched is waiting for Final dividends or its confirmation.
@@ -66,6 +66,9 @@ function basePolicy(race: RaceWatch, now: number): PollPolicy | null {
     // couple of minutes of the start; after that what matters is results and status transitions, which
     // discovery sees for every race at once and turns into an immediate fetch (dirty), so a modest
     // share here is enough to catch what discovery cannot see (changed placings, dividends).
+    // Interim results are in and dividends are due within a minute or two: that is what consumers wait for.
+    if (race.status === 'Interim' && race.dividends === 'none')
+      return { weight: 8, minIntervalMs: 4 * SECOND };
     return { weight: 2, minIntervalMs: 10 * SECOND };
   }
   const phase = PHASES.find((p) => toJump <= p.until)!;

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventResponse, Meeting, MeetingsResponse } from '../upstream/schemas.js';
 import { applyMeetings } from './discovery.js';
-import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
+import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
 
 /** What the poller needs of the racing client. */
@@ -23,9 +23,9 @@ export interface RaceSource {
 /** What became of one fetched payload, as the race pipeline reports it. */
 export interface RaceOutcome {
   kind: 'changed' | 'unchanged' | 'rejected';
-  /** Status and Final-dividends flag of the race's current document, when it has one. */
+  /** Status and dividend stage of the race's current document, when it has one. */
   status?: string;
-  finalDividends?: boolean;
+  dividends?: DividendStage;
 }
 
 export interface PollerDeps {
@@ -139,7 +139,7 @@ export function createPoller(deps: PollerDeps): Poller {
         failures: 0,
         dirty: false,
         ...(status ? { status } : {}),
-        finalDividends: outcome.finalDividends ?? false,
+        dividends: outcome.dividends ?? 'none',
         finishedAt: race?.finishedAt ?? (status && FINISHED_STATUSES.has(status) ? now : undefined),
       });
     } catch (err) {

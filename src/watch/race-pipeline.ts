@@ -69,8 +69,13 @@ export function createRacePipeline(deps: {
 }
 
 /** What the scheduler wants to know of a document: its status and whether dividends are Final. */
-function summary(doc: RaceDocument | undefined): Pick<RaceOutcome, 'status' | 'finalDividends'> {
+function summary(doc: RaceDocument | undefined): Pick<RaceOutcome, 'status' | 'dividends'> {
   if (!doc) return {};
   const dividends = Object.values(doc.dividends ?? {}) as Array<{ status?: string }>;
-  return { status: doc.race.status, finalDividends: dividends.some((d) => d.status === 'Final') };
+  const stage = dividends.some((d) => d.status === 'Final')
+    ? 'final'
+    : dividends.length > 0
+      ? 'interim'
+      : 'none';
+  return { status: doc.race.status, dividends: stage };
 }

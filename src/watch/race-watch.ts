@@ -1,5 +1,7 @@
 /** What the scheduler knows about each race: learnt from discovery and from the race's own fetches. */
 
+export type DividendStage = 'none' | 'interim' | 'final';
+
 export interface RaceWatch {
   raceId: string;
   meetingId: string;
@@ -21,8 +23,8 @@ export interface RaceWatch {
   lastGoodAt?: number;
   /** Discovery saw a change (status, start time) that the race's document does not show yet. */
   dirty: boolean;
-  /** The last document had Final dividend rows. */
-  finalDividends: boolean;
+  /** Dividend rows in the last document: none yet, Interim only, or Final. */
+  dividends: DividendStage;
   /** When the race was first seen Final or Abandoned (from discovery or a document). */
   finishedAt?: number;
   /** Fetches that failed in a row (bad payload, 5xx, timeout); reset by a good one. */

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { type Meeting, meetingsResponseSchema } from '../../src/upstream/schemas.js';
 import { applyMeetings } from '../../src/watch/discovery.js';
-import { FINISHED_STATUSES, type RaceWatch } from '../../src/watch/race-watch.js';
+import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from '../../src/watch/race-watch.js';
 import { pickNext } from '../../src/watch/scheduler.js';
 
 export function loadTimetable(): Meeting[] {
@@ -24,6 +24,11 @@ export function modelStatus(start: number, t: number): string {
   return 'Final';
 }
 export const dividendsFinalAt = (start: number) => start + 10 * MIN;
+/** Interim dividends a minute after Interim results; Final ones at dividendsFinalAt. */
+export function dividendStage(start: number, t: number): DividendStage {
+  if (t >= dividendsFinalAt(start)) return 'final';
+  return t >= start + 4 * MIN ? 'interim' : 'none';
+}
 
 export interface Fetch {
   at: number;
@@ -70,7 +75,7 @@ export function runVirtualDay(opts: {
         lastFetchAt: t,
         lastGoodAt: t,
         dirty: false,
-        finalDividends: status === 'Final' && t >= dividendsFinalAt(race.startTime),
+        dividends: dividendStage(race.startTime, t),
         finishedAt: race.finishedAt ?? (FINISHED_STATUSES.has(status) ? t : undefined),
       });
       fetches.push({ at: t, raceId: race.raceId });

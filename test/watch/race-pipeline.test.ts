@@ -62,7 +62,7 @@ describe('race pipeline', () => {
     const outcomes = [];
     for (const payload of script()) outcomes.push(await pipeline.process(RACE_ID, payload));
     expect(outcomes.map((o) => o.kind)).toEqual(['changed', 'changed', 'changed', 'changed', 'changed']);
-    expect(outcomes.at(-1)).toMatchObject({ status: 'Interim', finalDividends: false });
+    expect(outcomes.at(-1)).toMatchObject({ status: 'Interim', dividends: 'none' });
     expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
     expect(seen[0]!.kind).toBe('snapshot');
     const types = seen.flatMap((e) => (e.kind === 'event' ? [e.event.type] : []));

@@ -107,6 +107,16 @@ describe('pickNext', () => {
     if (pick.kind === 'idle') expect(pick.until).toBeGreaterThan(from);
   });
 
+  it('chases the dividends of an Interim race harder than a race whose Interim dividends are in', () => {
+    const [a, b] = [...base.values()];
+    const interim = { startTime: from - 5 * MIN, status: 'Interim', lastFetchAt: from - 8_000 };
+    const races = new Map([
+      [a!.raceId, { ...a!, ...interim, dividends: 'interim' as const }],
+      [b!.raceId, { ...b!, ...interim, dividends: 'none' as const }],
+    ]);
+    expect(pickNext(input(races, from))).toMatchObject({ kind: 'race', raceId: b!.raceId, weight: 8 });
+  });
+
   it('raises a subscribed race above an unsubscribed one in the same phase', () => {
     const [a, b] = [...base.values()];
     const races = new Map([
