@@ -126,6 +126,7 @@ function latencies(result: RunResult) {
     if (!type) continue;
     const start = result.starts.get(change.raceId);
     let key: string = change.type;
+    if (change.type === 'scratching') key = change.detail.late ? 'scratching (late)' : 'scratching (early)';
     if (change.type === 'odds') {
       if (start === undefined || change.at < start - 10 * MINUTE || change.at > start) continue;
       key = 'odds (last 10 min)';

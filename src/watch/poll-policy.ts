@@ -22,8 +22,8 @@ const PHASES: ReadonlyArray<{ until: number; weight: number; minIntervalMs: numb
   { name: 'near-jump', until: 10 * MINUTE, weight: 12, minIntervalMs: 3 * SECOND },
   { name: 'warming', until: 30 * MINUTE, weight: 1.5, minIntervalMs: 30 * SECOND },
   { name: 'hour', until: 60 * MINUTE, weight: 0.3, minIntervalMs: 2 * MINUTE },
-  { name: 'later', until: 3 * 60 * MINUTE, weight: 0.15, minIntervalMs: 10 * MINUTE },
-  { name: 'far', until: Number.POSITIVE_INFINITY, weight: 0.04, minIntervalMs: 30 * MINUTE },
+  { name: 'later', until: 3 * 60 * MINUTE, weight: 0.3, minIntervalMs: 5 * MINUTE },
+  { name: 'far', until: Number.POSITIVE_INFINITY, weight: 0.1, minIntervalMs: 20 * MINUTE },
 ];
 
 /** Once Final (or Abandoned), a race is fetched until dividends are Final and confirmed, at most this long. */

@@ -1,14 +1,14 @@
 /**
  * Measures SQLite append throughput for a typical change: one patch of 10 ops and 2 events, with the new
- * document stored as the head. Not a test: run `node --import tsx test/store/measure-append.ts`.
+ * document stored as the head. Not a test: run `npx tsx bench/store-append.ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewEntry } from '../../src/events/envelope.js';
-import { openDatabase } from '../../src/store/sqlite/database.js';
-import { createSqliteEventLog } from '../../src/store/sqlite/sqlite-event-log.js';
-import { largeDocument } from './large-document.js';
+import type { NewEntry } from '../src/events/envelope.js';
+import { openDatabase } from '../src/store/sqlite/database.js';
+import { createSqliteEventLog } from '../src/store/sqlite/sqlite-event-log.js';
+import { largeDocument } from '../test/store/large-document.js';
 
 async function measure(label: string, document: Record<string, unknown>, appends: number, streams: number) {
   const dir = mkdtempSync(join(tmpdir(), 'racewire-measure-'));
