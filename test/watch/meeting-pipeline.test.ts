@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryBus } from '../../src/bus/bus.js';
+import { createManualClock } from '../../src/clock.js';
+import type { LogEntry } from '../../src/events/envelope.js';
+import { createMemoryEventLog } from '../../src/store/index.js';
+import type { Meeting } from '../../src/upstream/schemas.js';
+import { createMeetingPipeline } from '../../src/watch/meeting-pipeline.js';
+
+const race = (n: number, status = 'Open') => ({
+  id: `race-${n}`,
+  race_number: n,
+  name: `Race ${n}`,
+  start_time: `2025-07-17T0${n}:00:00Z`,
+  status,
+});
+const meeting = (races: ReturnType<typeof race>[]): Meeting => ({
+  meeting: 'm1',
+  name: 'Awapuni',
+  date: '2025-07-17T00:00:00Z',
+  category: 'T',
+  country: 'NZ',
+  races,
+});
+
+function harness() {
+  const log = createMemoryEventLog();
+  const bus = createMemoryBus();
+  const seen: LogEntry[] = [];
+  bus.subscribe((entries) => seen.push(...entries));
+  const pipeline = createMeetingPipeline({
+    log,
+    bus,
+    clock: createManualClock(Date.parse('2025-07-17T00:00:00Z')),
+  });
+  return { log, pipeline, seen };
+}
+
+describe('meeting pipeline', () => {
+  it('snapshots a meeting on first sight, then patches it with meeting events, and skips unchanged lists', async () => {
+    const { log, pipeline, seen } = harness();
+    await pipeline.process([meeting([race(1), race(2)])]);
+    await pipeline.process([meeting([race(1), race(2)])]);
+    await pipeline.process([meeting([race(1, 'Closed'), race(2), race(3)])]);
+
+    expect(seen.map((e) => [e.stream, e.seq, e.kind])).toEqual([
+      ['meeting:m1', 1, 'snapshot'],
+      ['meeting:m1', 2, 'patch'],
+      ['meeting:m1', 3, 'event'],
+    ]);
+    const event = seen[2]!.kind === 'event' ? seen[2]!.event : undefined;
+    expect(event).toMatchObject({ type: 'meeting.race_added', meetingId: 'm1', id: 'meeting:m1:3' });
+    const head = await log.head('meeting:m1');
+    expect(head.document).toEqual(meeting([race(1, 'Closed'), race(2), race(3)]));
+  });
+
+  it('continues from the stored meeting after a restart without repeating events', async () => {
+    const log = createMemoryEventLog();
+    const clock = createManualClock(0);
+    const first = createMeetingPipeline({ log, bus: createMemoryBus(), clock });
+    await first.process([meeting([race(1)])]);
+    const second = createMeetingPipeline({ log, bus: createMemoryBus(), clock });
+    await second.process([meeting([race(1)])]);
+    expect((await log.head('meeting:m1')).seq).toBe(1);
+  });
+});

@@ -1,0 +1,74 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from '../../src/clock.js';
+import type { EventResponse, MeetingsResponse } from '../../src/upstream/schemas.js';
+import { createPoller } from '../../src/watch/poller.js';
+
+const T0 = Date.parse('2025-07-17T00:00:00Z');
+const meetings = (): MeetingsResponse => ({
+  header: { title: 'Race Meetings' },
+  data: {
+    meetings: [
+      {
+        meeting: 'm1',
+        name: 'Awapuni',
+        date: '2025-07-17T00:00:00Z',
+        category: 'T',
+        country: 'NZ',
+        races: ['ok', 'broken'].map((id, i) => ({
+          id,
+          race_number: i + 1,
+          name: `Race ${i + 1}`,
+          // Both five minutes from the jump: the near-jump phase, fetched every few seconds.
+          start_time: new Date(T0 + 5 * 60_000).toISOString(),
+          status: 'Open',
+        })),
+      },
+    ],
+  },
+});
+
+describe('poller', () => {
+  it('backs a failing race off without stopping the loop or the other races, one fetch per race at a time', async () => {
+    const clock = createManualClock(T0);
+    const calls: Record<string, number> = { ok: 0, broken: 0 };
+    let concurrent = 0;
+    let maxConcurrentPerRace = 0;
+    const inFlight = new Map<string, number>();
+    const poller = createPoller({
+      clock,
+      logger: pino({ level: 'silent' }),
+      discoveryIntervalMs: 6_000,
+      subscribers: () => new Map(),
+      source: {
+        meetings: async () => meetings(),
+        event: async (id) => {
+          calls[id] = (calls[id] ?? 0) + 1;
+          inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
+          maxConcurrentPerRace = Math.max(maxConcurrentPerRace, inFlight.get(id)!);
+          concurrent++;
+          await clock.sleep(200);
+          concurrent--;
+          inFlight.set(id, inFlight.get(id)! - 1);
+          if (id === 'broken')
+            throw Object.assign(new Error('upstream 500'), { code: 'UPSTREAM_SERVER_ERROR' });
+          return { header: { title: 'Event' }, data: {} } as unknown as EventResponse;
+        },
+      },
+      onEvent: async () => ({ kind: 'unchanged', status: 'Open', dividends: 'none' }),
+    });
+    poller.start();
+    await clock.advance(60_000);
+    await poller.stop();
+
+    expect(concurrent).toBe(0);
+    expect(maxConcurrentPerRace).toBe(1);
+    // The healthy race is fetched at its 3 s floor; the broken one backs off 2, 4, 8, 16, 32 s.
+    expect(calls.ok).toBeGreaterThanOrEqual(18);
+    expect(calls.broken).toBeGreaterThanOrEqual(4);
+    expect(calls.broken).toBeLessThanOrEqual(6);
+    expect(poller.races().get('broken')).toMatchObject({ failures: calls.broken });
+    expect(poller.staleness('ok')).toBeLessThan(4_000);
+    expect(poller.staleness('broken')).toBeUndefined();
+  });
+});
