@@ -199,6 +199,7 @@ export type AssessCode =
   | 'race_mismatch'
   | 'runners_missing'
   | 'runners_vanished'
+  | 'runners_truncated'
   | 'results_vanished'
   | 'malformed';
 
@@ -234,6 +235,19 @@ export function assessPayload(
   const prev = opts.prev;
   if (prev && data.runners.length === 0 && countOf(prev.runners) > 0) {
     return { ok: false, code: 'runners_vanished', reason: 'runners is empty but the race had runners' };
+  }
+  if (prev && isRecord(prev.runners)) {
+    // Upstream keeps scratched runners in the list, so a field does not lose runners wholesale: a list that
+    // lacks more than a quarter of the known runners (and more than one) is a partial payload, not news.
+    const present = new Set(data.runners.map((r) => (isRecord(r) ? r.entrant_id : undefined)));
+    const missing = Object.keys(prev.runners).filter((id) => !present.has(id)).length;
+    if (missing > 1 && missing * 4 > Object.keys(prev.runners).length) {
+      return {
+        ok: false,
+        code: 'runners_truncated',
+        reason: `${missing} of ${Object.keys(prev.runners).length} known runners are missing from the list`,
+      };
+    }
   }
   if (prev && countOf(prev.results) > 0 && countOf(data.results) === 0 && data.race.status !== 'Abandoned') {
     return { ok: false, code: 'results_vanished', reason: 'results are missing but the race had results' };

@@ -37,6 +37,7 @@ describe('trackRace', () => {
     const cases: [Loose, string][] = [
       [(d: Loose) => (d.runners = null), 'runners_missing'],
       [(d: Loose) => (d.runners = []), 'runners_vanished'],
+      [(d: Loose) => (d.runners = d.runners.slice(0, 5)), 'runners_truncated'],
       [(d: Loose) => (d.error = 'upstream failure'), 'upstream_error'],
     ];
     for (const [edit, code] of cases) {
