@@ -81,6 +81,7 @@ export async function startRacewire(opts: {
     clock,
     logger: logger.child({ component: 'upstream' }),
     timeoutMs: config.RACING_API_TIMEOUT_MS,
+    onResponse: (meta) => metrics.upstreamRequests.inc(upstreamLabels(meta.path, meta.status)),
     headers: {
       from: config.RACING_API_FROM,
       partner: config.RACING_API_PARTNER,
@@ -104,13 +105,22 @@ export async function startRacewire(opts: {
     source: client,
     clock,
     logger: logger.child({ component: 'poller' }),
-    onEvent: (raceId, payload) => racePipeline.process(raceId, payload),
+    onEvent: async (raceId, payload) => {
+      const outcome = await racePipeline.process(raceId, payload);
+      if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
+      return outcome;
+    },
     onMeetings: (meetings) => meetingPipeline.process(meetings),
     subscribers: () => gateway?.subscriberCounts() ?? new Map(),
     discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
   });
   bus.subscribe((entries) => {
-    for (const entry of entries) if (entry.kind === 'event') metrics.events.inc({ type: entry.event.type });
+    for (const entry of entries) {
+      if (entry.kind === 'event') metrics.events.inc({ type: entry.event.type });
+      else if (entry.kind === 'patch')
+        metrics.patchBytes.observe({ kind: 'patch' }, JSON.stringify(entry.ops).length);
+      else metrics.patchBytes.observe({ kind: 'snapshot' }, JSON.stringify(entry.document).length);
+    }
   });
 
   const app = await buildApp({ logger });
@@ -240,4 +250,15 @@ export function demoDay(now: number): string {
   const date = new Date(now);
   if (date.getUTCHours() >= 15) date.setUTCDate(date.getUTCDate() + 1);
   return date.toISOString().slice(0, 10);
+}
+
+/** Metric labels of an upstream response: the operation (not the id, to keep cardinality low) and status. */
+export function upstreamLabels(
+  path: string,
+  status: number | undefined,
+): { operation: string; outcome: string } {
+  const [, resource = 'unknown', id] = path.split('/');
+  const operation = id ? resource.replace(/s$/, '') : resource;
+  const outcome = status === undefined ? 'no_response' : status === 429 ? '429' : `${String(status)[0]}xx`;
+  return { operation, outcome };
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
 import type { ServerMessage } from '../src/delivery/ws/messages.js';
-import { demoDay, type Racewire, startRacewire } from '../src/runtime.js';
+import { demoDay, type Racewire, startRacewire, upstreamLabels } from '../src/runtime.js';
 
 let racewire: Racewire;
 
@@ -28,6 +28,13 @@ afterAll(async () => {
 });
 
 describe('racewire in one process', () => {
+  it('labels upstream metrics by operation and status class, never by id', () => {
+    expect(upstreamLabels('/meetings', 200)).toEqual({ operation: 'meetings', outcome: '2xx' });
+    expect(upstreamLabels('/meetings/abc', 404)).toEqual({ operation: 'meeting', outcome: '4xx' });
+    expect(upstreamLabels('/events/abc', 429)).toEqual({ operation: 'event', outcome: '429' });
+    expect(upstreamLabels('/races/abc', 503)).toEqual({ operation: 'race', outcome: '5xx' });
+  });
+
   it('lays the demo timetable so that racing is live at any hour', () => {
     expect(demoDay(Date.parse('2026-11-22T21:00:00Z'))).toBe('2026-11-23');
     expect(demoDay(Date.parse('2026-11-22T09:00:00Z'))).toBe('2026-11-22');
@@ -105,6 +112,8 @@ describe('racewire in one process', () => {
     expect((await racewire.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ ok: true });
     const metrics = await racewire.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toContain('racewire_upstream_budget{state="used"}');
+    expect(metrics.body).toMatch(/racewire_upstream_requests_total\{operation="event",outcome="2xx"\} [1-9]/);
+    expect(metrics.body).toMatch(/racewire_patch_bytes_count\{kind="snapshot"\} [1-9]/);
     const openapi = (await racewire.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
       paths: Record<string, unknown>;
     };

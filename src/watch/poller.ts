@@ -23,6 +23,8 @@ export interface RaceSource {
 /** What became of one fetched payload, as the race pipeline reports it. */
 export interface RaceOutcome {
   kind: 'changed' | 'unchanged' | 'rejected';
+  /** Why a payload was rejected (`runners_missing`, ...). */
+  code?: string;
   /** Status and dividend stage of the race's current document, when it has one. */
   status?: string;
   dividends?: DividendStage;

@@ -41,7 +41,7 @@ export function createRacePipeline(deps: {
     const result = trackRace(prev, payload, { raceId, observedAt: deps.clock.now() });
     if (result.kind === 'rejected') {
       deps.logger.warn({ raceId, code: result.code, reason: result.reason }, 'payload rejected: no events');
-      return { kind: 'rejected', ...summary(prev) };
+      return { kind: 'rejected', code: result.code, ...summary(prev) };
     }
     if (result.kind === 'unchanged') return { kind: 'unchanged', ...summary(prev) };
     const entries = await deps.log.append(raceId, {
