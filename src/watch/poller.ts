@@ -52,8 +52,6 @@ export interface Poller {
   races(): ReadonlyMap<string, RaceWatch>;
   /** Milliseconds since the race's last usable payload, or undefined if it never had one. */
   staleness(raceId: string): number | undefined;
-  /** Wakes idle workers (a subscription changed). */
-  nudge(): void;
   lastDiscoveryAt(): number | undefined;
 }
 
@@ -65,6 +63,7 @@ const DAY = 86_400_000;
  */
 const PRIORITY = { discovery: 1000, urgent: 900 } as const;
 const routinePriority = (weight: number) => Math.min(800, Math.round(weight * 10));
+const IDLE_RECHECK_MS = 1_000;
 const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function createPoller(deps: PollerDeps): Poller {
@@ -172,7 +171,8 @@ export function createPoller(deps: PollerDeps): Poller {
           () => inFlight.delete(pick.raceId),
         );
       } else {
-        const wait = Number.isFinite(pick.until) ? Math.max(1, pick.until - clock.now()) : 60_000;
+        // Re-check at least every second: a new subscription makes a race urgent without telling the poller.
+        const wait = Math.min(IDLE_RECHECK_MS, Math.max(1, pick.until - clock.now()));
         await clock.sleep(wait, wake.signal).catch(() => {});
       }
     }
@@ -194,7 +194,6 @@ export function createPoller(deps: PollerDeps): Poller {
       const at = races.get(raceId)?.lastGoodAt;
       return at === undefined ? undefined : clock.now() - at;
     },
-    nudge,
     lastDiscoveryAt: () => discoveredAt,
   };
 }
