@@ -1,0 +1,230 @@
+/**
+ * Event log in Redis, shared by every node: each stream's entries in a Redis Stream with IDs `<seq>-0`
+ * (bounded by XTRIM MAXLEN), its head (epoch, seq, documentSeq) in a hash and its document in a string key.
+ * Numbering and read rules come from `log-rules.ts`, like the other adapters, so positions mean the same on
+ * every node. The Redis client is the caller's: close() does not quit it.
+ *
+ * No `onAppend` hook: the webhook outbox lives in SQLite and cannot join a Redis write atomically.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { LogEntry, StreamId } from '../../events/envelope.js';
+import { EventLogError } from '../errors.js';
+import { assertCount, checkRead, stampChange } from '../log-rules.js';
+import type { EventLog, ReadResult, StreamHead } from '../ports.js';
+import { appendScript } from './append-script.js';
+import { RedisStoreError, redisCall } from './errors.js';
+
+export interface RedisEventLogOptions {
+  /** The caller's client; commands must not be buffered forever (see docs/redis.md). */
+  redis: Redis;
+  /** Prefix of every key. @default 'racewire:' */
+  prefix?: string;
+  /** Entries kept per stream; older ones are trimmed on append. Unlimited when absent. */
+  window?: number;
+  /** Makes the log's epoch when the prefix holds none yet (once per Redis data set). @default crypto.randomUUID */
+  newEpoch?: () => string;
+  /**
+   * The current fencing token of the lease that allows this node to write, or undefined when it holds none.
+   * When given, an append whose token is older than one already seen rejects with code `fenced`.
+   */
+  fence?: () => number | undefined;
+  /** The lease's token counter key (`Lease.tokenKey`): a token is then stale as soon as another is issued. */
+  fenceKey?: string;
+  /** How often an append renumbers after another node moved the head first. @default 16 */
+  maxConflictRetries?: number;
+}
+
+/** The keys of one prefix. The stream id sits in a hash tag so that one stream's keys share a slot. */
+export function redisLogKeys(prefix: string) {
+  return {
+    epoch: `${prefix}epoch`,
+    streams: `${prefix}streams`,
+    fence: `${prefix}fence`,
+    head: (s: StreamId) => `${prefix}{${s}}:head`,
+    document: (s: StreamId) => `${prefix}{${s}}:doc`,
+    entries: (s: StreamId) => `${prefix}{${s}}:log`,
+  };
+}
+
+type XEntries = Array<[id: string, fields: string[]]>;
+
+export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
+  const { redis, window, fence, fenceKey } = opts;
+  if (window !== undefined) assertCount('window', window);
+  const keys = redisLogKeys(opts.prefix ?? 'racewire:');
+  const maxRetries = opts.maxConflictRetries ?? 16;
+  let closed = false;
+  let epochPromise: Promise<string> | undefined;
+  /** One append per stream at a time on this node, so local appends do not race each other's scripts. */
+  const tails = new Map<StreamId, Promise<unknown>>();
+
+  const open = () => {
+    if (closed) throw new EventLogError('log_closed', 'the event log is closed');
+  };
+
+  // The first node to look sets the epoch; every other node reads the same one.
+  const logEpoch = (): Promise<string> => {
+    epochPromise ??= redisCall('event log epoch', async () => {
+      await redis.set(keys.epoch, (opts.newEpoch ?? randomUUID)(), 'NX');
+      const epoch = await redis.get(keys.epoch);
+      if (!epoch) throw new RedisStoreError('corrupt_state', `${keys.epoch} vanished after SET NX`);
+      return epoch;
+    });
+    epochPromise.catch(() => {
+      epochPromise = undefined; // retry on the next call once Redis is back
+    });
+    return epochPromise;
+  };
+
+  const toHead = (stream: StreamId, hash: Record<string, string>, epoch: string, doc: string | null) => {
+    const seq = Number(hash.seq ?? 0);
+    const documentSeq = Number(hash.documentSeq ?? 0);
+    if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(documentSeq)) {
+      throw new RedisStoreError('corrupt_state', `${keys.head(stream)} holds a non-integer seq`);
+    }
+    return {
+      stream,
+      epoch: hash.epoch ?? epoch,
+      seq,
+      documentSeq,
+      document: doc === null ? undefined : JSON.parse(doc),
+    } satisfies StreamHead;
+  };
+
+  const readHead = async (stream: StreamId, withDocument: boolean) => {
+    const epoch = await logEpoch();
+    const [hash, doc] = await redisCall(`head of ${stream}`, () =>
+      Promise.all([
+        redis.hgetall(keys.head(stream)),
+        withDocument ? redis.get(keys.document(stream)) : Promise.resolve(null),
+      ]),
+    );
+    return toHead(stream, hash, epoch, doc);
+  };
+
+  const parseEntries = (rows: XEntries): LogEntry[] =>
+    rows.map(([id, fields]) => {
+      const json = fields[fields.indexOf('e') + 1];
+      if (json === undefined) throw new RedisStoreError('corrupt_state', `stream entry ${id} has no e field`);
+      return JSON.parse(json) as LogEntry;
+    });
+
+  const appendOnce = async (stream: StreamId, change: Parameters<EventLog['append']>[1]) => {
+    for (let attempt = 0; ; attempt++) {
+      open();
+      const head = await readHead(stream, false);
+      const stamped = stampChange(stream, head, change);
+      if (stamped.entries.length === 0) return [];
+      const json = stamped.entries.map((e) => JSON.stringify(e));
+      let token = '';
+      if (fence) {
+        const t = fence();
+        if (t === undefined)
+          throw new RedisStoreError('fenced', `append to ${stream}: this node holds no lease`);
+        token = String(t);
+      }
+      const scriptKeys = [
+        keys.head(stream),
+        keys.document(stream),
+        keys.entries(stream),
+        keys.streams,
+        keys.fence,
+        keys.epoch,
+        ...(fenceKey ? [fenceKey] : []),
+      ];
+      const args = [
+        head.seq,
+        token,
+        stamped.documentSeq ?? '',
+        stamped.documentSeq === undefined ? '' : JSON.stringify(change.document),
+        window ?? '',
+        stream,
+        ...json,
+      ];
+      const reply = (await redisCall(`append to ${stream}`, () =>
+        appendScript.run(redis, scriptKeys, args),
+      )) as [string, string?];
+      if (reply[0] === 'ok') return json.map((j) => JSON.parse(j) as LogEntry);
+      if (reply[0] === 'fenced') {
+        throw new RedisStoreError(
+          'fenced',
+          `append to ${stream}: fencing token ${token} is older than ${reply[1]}, another node holds the lease`,
+        );
+      }
+      // A flushed Redis lost the epoch: make a new one (clients then resync) and number again.
+      if (reply[0] === 'no_epoch') epochPromise = undefined;
+      if (attempt >= maxRetries) {
+        throw new RedisStoreError(
+          'append_conflict',
+          `append to ${stream}: head kept moving (${attempt + 1} tries)`,
+        );
+      }
+    }
+  };
+
+  return {
+    async append(stream, change) {
+      open();
+      const previous = tails.get(stream) ?? Promise.resolve();
+      const run = previous.catch(() => {}).then(() => appendOnce(stream, change));
+      tails.set(stream, run);
+      try {
+        return await run;
+      } finally {
+        if (tails.get(stream) === run) tails.delete(stream);
+      }
+    },
+
+    async head(stream) {
+      open();
+      return readHead(stream, true);
+    },
+
+    async read(stream, afterSeq, readOpts = {}): Promise<ReadResult> {
+      open();
+      assertCount('afterSeq', afterSeq);
+      if (readOpts.limit !== undefined) assertCount('limit', readOpts.limit);
+      const epoch = await logEpoch();
+      const limit = readOpts.limit;
+      // Head, oldest retained entry and the wanted range in one MULTI: a consistent picture.
+      const tx = redis.multi().hgetall(keys.head(stream)).xrange(keys.entries(stream), '-', '+', 'COUNT', 1);
+      if (limit === undefined) tx.xrange(keys.entries(stream), `${afterSeq + 1}-0`, '+');
+      else if (limit > 0) tx.xrange(keys.entries(stream), `${afterSeq + 1}-0`, '+', 'COUNT', limit);
+      const results = await redisCall(`read ${stream}`, async () => {
+        const out = await tx.exec();
+        if (!out) throw new RedisStoreError('redis_unavailable', `read ${stream}: transaction aborted`);
+        for (const [err] of out) if (err) throw err;
+        return out.map(([, value]) => value);
+      });
+      const head = toHead(stream, results[0] as Record<string, string>, epoch, null);
+      const oldest = (results[1] as XEntries)[0];
+      const oldestSeq = oldest ? Number(oldest[0].split('-')[0]) : undefined;
+      const refused = checkRead(head, oldestSeq, afterSeq, readOpts);
+      if (refused) return { ...refused, head: await readHead(stream, true) };
+      return { ok: true, entries: parseEntries((results[2] as XEntries | undefined) ?? []) };
+    },
+
+    async streams() {
+      open();
+      const members = await redisCall('list streams', () => redis.smembers(keys.streams));
+      return members.sort();
+    },
+
+    async trim(keep) {
+      open();
+      assertCount('keep', keep);
+      const streams = await redisCall('list streams', () => redis.smembers(keys.streams));
+      if (streams.length === 0) return;
+      const tx = redis.pipeline();
+      for (const s of streams) tx.xtrim(keys.entries(s), 'MAXLEN', keep);
+      await redisCall('trim', async () => {
+        for (const [err] of (await tx.exec()) ?? []) if (err) throw err;
+      });
+    },
+
+    async close() {
+      closed = true;
+    },
+  };
+}

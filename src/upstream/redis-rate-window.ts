@@ -1,0 +1,94 @@
+/**
+ * A sliding 60 s request window shared by every node through Redis: a sorted set of request start times and
+ * one Lua script that drops starts older than the window and either admits (adds a start) or answers when
+ * the oldest start leaves the window. Time comes from the injected clock and is passed into the script
+ * (never Redis server time), so tests run on a manual clock; nodes' clocks must agree to within the margin
+ * one is willing to lose (see docs/redis.md).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
+import { redisCall } from '../store/redis/errors.js';
+import { defineScript } from '../store/redis/script.js';
+
+export const RATE_WINDOW_MS = 60_000;
+
+export interface RedisRateWindowOptions {
+  redis: Redis;
+  /** The sorted set shared by every node spending the same budget. */
+  key: string;
+  maxPerMinute: number;
+  clock: Clock;
+}
+
+export type Admission = { admitted: true } | { admitted: false; retryInMs: number };
+
+export interface RateWindowStats {
+  /** Starts within the last 60 s, across all nodes. */
+  used: number;
+  limit: number;
+  /** 0 when a request may start now; otherwise how long until a slot frees. */
+  nextFreeInMs: number;
+}
+
+export interface RedisRateWindow {
+  /** Admits one request now, or says when to ask again. Never waits. */
+  tryAcquire(): Promise<Admission>;
+  /** Waits (on the clock) until a request is admitted. Rejects with the signal's reason when aborted. */
+  acquire(signal?: AbortSignal): Promise<void>;
+  stats(): Promise<RateWindowStats>;
+}
+
+// KEYS: 1 the set. ARGV: 1 now, 2 window ms, 3 max, 4 member. Returns {1} or {0, retryInMs}.
+const admitScript = defineScript(`
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%d', now - window))
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], string.format('%d', now), ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, tonumber(oldest[2]) + window - now}
+`);
+
+export function createRedisRateWindow(opts: RedisRateWindowOptions): RedisRateWindow {
+  const { redis, key, maxPerMinute, clock } = opts;
+  if (!Number.isSafeInteger(maxPerMinute) || maxPerMinute <= 0) {
+    throw new RangeError(`maxPerMinute must be a positive integer, got ${maxPerMinute}`);
+  }
+
+  const tryAcquire = async (): Promise<Admission> => {
+    const now = Math.floor(clock.now());
+    const reply = (await redisCall('rate window', () =>
+      admitScript.run(redis, [key], [now, RATE_WINDOW_MS, maxPerMinute, `${now}:${randomUUID()}`]),
+    )) as number[];
+    if (reply[0] === 1) return { admitted: true };
+    return { admitted: false, retryInMs: Math.max(1, reply[1] ?? 1) };
+  };
+
+  return {
+    tryAcquire,
+    async acquire(signal) {
+      for (;;) {
+        signal?.throwIfAborted();
+        const admission = await tryAcquire();
+        if (admission.admitted) return;
+        await clock.sleep(admission.retryInMs, signal);
+      }
+    },
+    async stats() {
+      const now = Math.floor(clock.now());
+      const [used, oldest] = await redisCall('rate window stats', () =>
+        Promise.all([
+          redis.zcount(key, `(${now - RATE_WINDOW_MS}`, '+inf'),
+          redis.zrangebyscore(key, `(${now - RATE_WINDOW_MS}`, '+inf', 'WITHSCORES', 'LIMIT', 0, 1),
+        ]),
+      );
+      const nextFreeInMs =
+        used < maxPerMinute || oldest[1] === undefined ? 0 : Number(oldest[1]) + RATE_WINDOW_MS - now;
+      return { used, limit: maxPerMinute, nextFreeInMs };
+    },
+  };
+}
