@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { createMemoryBus } from './bus/bus.js';
 import { type Clock, createScaledClock, systemClock } from './clock.js';
 import { type Config, parseApiKeys } from './config.js';
+import { registerSseEndpoint, type SseEndpoint } from './delivery/sse/endpoint.js';
 import { registerWebhooks, type WebhookService } from './delivery/webhooks/index.js';
 import { registerWebSocketGateway, type WebSocketGateway } from './delivery/ws/gateway.js';
 import { redactValue } from './delivery/ws/redact.js';
@@ -101,6 +102,7 @@ export async function startRacewire(opts: {
   });
   const meetingPipeline = createMeetingPipeline({ log, bus, clock });
   let gateway: WebSocketGateway | undefined;
+  let sse: SseEndpoint | undefined;
   const poller = createPoller({
     source: client,
     clock,
@@ -111,7 +113,8 @@ export async function startRacewire(opts: {
       return outcome;
     },
     onMeetings: (meetings) => meetingPipeline.process(meetings),
-    subscribers: () => gateway?.subscriberCounts() ?? new Map(),
+    // WebSocket and SSE subscribers both raise their races' priority.
+    subscribers: () => sse?.subscriberCounts(new Map(gateway?.subscriberCounts() ?? [])) ?? new Map(),
     discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
   });
   bus.subscribe((entries) => {
@@ -125,13 +128,22 @@ export async function startRacewire(opts: {
 
   const app = await buildApp({ logger });
   const catalog = createRaceCatalog(poller);
+  const auth = { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) };
   gateway = await registerWebSocketGateway(app, {
     log,
     bus,
     catalog,
     clock,
     logger: logger.child({ component: 'ws' }),
-    auth: { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) },
+    auth,
+  });
+  sse = await registerSseEndpoint(app, {
+    log,
+    bus,
+    catalog,
+    clock,
+    logger: logger.child({ component: 'sse' }),
+    auth,
   });
   // With the memory store, webhook endpoints and deliveries live in an in-memory SQLite database: the same
   // code, as durable as the memory event log (not at all).
@@ -233,6 +245,7 @@ export async function startRacewire(opts: {
     async stop() {
       await poller.stop();
       await gateway?.close();
+      await sse?.close();
       await webhooks.close();
       await app.close();
       await log.close();

@@ -124,6 +124,7 @@ describe('racewire in one process', () => {
       '/v1/races/{raceId}',
       '/v1/ops',
       '/v1/webhooks/endpoints',
+      '/v1/sse',
     ]) {
       expect(Object.keys(openapi.paths)).toContain(path);
     }

@@ -8,7 +8,7 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
-import type { Principal } from './auth.js';
+import type { Principal, Scope } from './auth.js';
 import type { ParsedChannel } from './client-messages.js';
 import type { Outgoing } from './frame.js';
 import { outgoing } from './frame.js';
@@ -33,7 +33,23 @@ export interface SendResult {
   bytes: number;
 }
 
-export class Connection {
+/**
+ * What stream attach and fan-out need of a subscriber, whatever carries its bytes: the WebSocket
+ * `Connection` below and the Server-Sent Events connection (src/delivery/sse) both provide it.
+ */
+export interface Subscriber {
+  readonly id: string;
+  closed: boolean;
+  readonly scope: Scope;
+  readonly channels: Map<string, ChannelState>;
+  readonly streams: Map<StreamId, StreamState>;
+  /** Queues a batch in order, or none of it (closed, or over the send buffer: slow consumer). */
+  send(batch: readonly Outgoing[]): SendResult;
+  /** Serialises and sends one message meant for this subscriber only. */
+  sendOne(message: unknown): SendResult;
+}
+
+export class Connection implements Subscriber {
   readonly channels = new Map<string, ChannelState>();
   readonly streams = new Map<StreamId, StreamState>();
   /** Set by the ping loop; cleared when a pong arrives. */
@@ -58,7 +74,7 @@ export class Connection {
     this.raw = ws.extensions === '' && socket && typeof socket.write === 'function' ? socket : undefined;
   }
 
-  get scope() {
+  get scope(): Scope {
     return this.principal.scope;
   }
 

@@ -38,6 +38,14 @@ export function entryMessage(entry: LogEntry, scope: Scope): SnapshotMessage | P
   }
 }
 
+/** An entry's message for one audience, serialised and framed, labelled with its stream and seq. */
+export function entryOutgoing(entry: LogEntry, scope: Scope): Outgoing {
+  return {
+    ...outgoing(entryMessage(entry, scope)),
+    entry: { type: entry.kind, stream: entry.stream, seq: entry.seq },
+  };
+}
+
 /** Lazily serialised messages of one bus batch, shared by every connection of the same audience. */
 export class BatchFrames {
   private readonly cache: { public: (Outgoing | undefined)[]; partner: (Outgoing | undefined)[] } = {
@@ -51,7 +59,7 @@ export class BatchFrames {
     const slot = this.cache[scope];
     let o = slot[index];
     if (!o) {
-      o = outgoing(entryMessage(this.entries[index]!, scope));
+      o = entryOutgoing(this.entries[index]!, scope);
       slot[index] = o;
     }
     return o;

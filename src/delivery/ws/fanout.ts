@@ -5,10 +5,11 @@
  */
 import type { LogEntry } from '../../events/envelope.js';
 import type { RaceCatalog } from './catalog.js';
-import type { Connection } from './connection.js';
+import type { ParsedChannel } from './client-messages.js';
+import type { Subscriber } from './connection.js';
 import { BatchFrames } from './entry-messages.js';
 import type { Outgoing } from './frame.js';
-import type { FirehoseFilter } from './messages.js';
+import type { FirehoseFilter, StreamPosition } from './messages.js';
 import type { Registry } from './registry.js';
 import { type AttachDeps, beginAttach, completeAttach } from './stream-attach.js';
 
@@ -19,7 +20,7 @@ export interface DeliveryStats {
 
 export interface FanoutDeps {
   catalog: RaceCatalog;
-  registry: Registry;
+  registry: Registry<Subscriber>;
   attach: AttachDeps;
   stats: DeliveryStats;
 }
@@ -27,7 +28,7 @@ export interface FanoutDeps {
 /** Attaches `conn` to `stream` for `channel`, resuming from `from` when given. */
 export function attachStream(
   deps: Pick<FanoutDeps, 'registry' | 'attach'>,
-  conn: Connection,
+  conn: Subscriber,
   stream: string,
   channel: string,
   from?: { seq: number; epoch: string },
@@ -36,6 +37,38 @@ export function attachStream(
   const state = beginAttach(conn, stream, channel);
   deps.registry.addStream(conn, stream);
   void completeAttach(deps.attach, conn, stream, state, from, reason);
+}
+
+/**
+ * Subscribes `conn` to a race or meeting channel: records it, attaches each stream it covers now (a
+ * meeting: its own stream and its races; races added later attach in `fanOut`), resuming those in `from`.
+ * `announce` runs before any stream message is queued (the WebSocket `subscribed` answer).
+ */
+export function subscribeChannel(
+  deps: Pick<FanoutDeps, 'registry' | 'attach' | 'catalog'>,
+  conn: Subscriber,
+  channel: string,
+  ch: ParsedChannel & { kind: 'race' | 'meeting' },
+  from?: Readonly<Record<string, StreamPosition>>,
+  announce?: (streams: string[]) => void,
+): string[] {
+  const streams =
+    ch.kind === 'race'
+      ? [ch.raceId]
+      : [`meeting:${ch.meetingId}`, ...deps.catalog.racesOfMeeting(ch.meetingId)];
+  conn.channels.set(channel, ch);
+  if (ch.kind === 'meeting') deps.registry.addMeeting(conn, ch.meetingId);
+  announce?.(streams);
+  for (const stream of streams) {
+    const position = from && Object.hasOwn(from, stream) ? from[stream] : undefined;
+    const existing = conn.streams.get(stream);
+    if (existing && !position) {
+      existing.channels.add(channel); // already delivered through another channel
+      continue;
+    }
+    attachStream(deps, conn, stream, channel, position);
+  }
+  return streams;
 }
 
 export function matchesFilter(

@@ -5,8 +5,8 @@
  */
 import type { LogEntry } from '../../events/envelope.js';
 import type { Scope } from './auth.js';
-import { entryMessage } from './entry-messages.js';
-import { type Outgoing, outgoing } from './frame.js';
+import { entryOutgoing } from './entry-messages.js';
+import type { Outgoing } from './frame.js';
 
 export class FrameCache {
   private readonly map = new Map<string, Outgoing>();
@@ -17,7 +17,7 @@ export class FrameCache {
     const key = `${scope}|${entry.stream}|${entry.seq}|${entry.timestamp}`;
     let o = this.map.get(key);
     if (!o) {
-      o = outgoing(entryMessage(entry, scope));
+      o = entryOutgoing(entry, scope);
       if (this.capacity <= 0) return o;
       if (this.map.size >= this.capacity) this.map.delete(this.map.keys().next().value!);
       this.map.set(key, o);

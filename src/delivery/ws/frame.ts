@@ -26,6 +26,8 @@ export function textFrame(payload: string): Buffer {
 export interface Outgoing {
   json: string;
   frame: Buffer;
+  /** For a log entry's message: what it is and where (SSE writes these as `event:` and `id:`). */
+  entry?: { type: 'snapshot' | 'patch' | 'event'; stream: string; seq: number };
 }
 
 export function outgoing(message: unknown): Outgoing {

@@ -19,7 +19,7 @@ import { FrameCache } from './frame-cache.js';
 import { createHeartbeats } from './heartbeats.js';
 import { handleMessage } from './message-handler.js';
 import { CloseCode, SUBPROTOCOL, type WelcomeMessage } from './messages.js';
-import { Registry } from './registry.js';
+import { Registry, subscriberCounts } from './registry.js';
 import type { AttachDeps } from './stream-attach.js';
 
 export interface GatewayLimits {
@@ -250,18 +250,7 @@ export async function registerWebSocketGateway(
   app.addHook('preClose', async () => close());
 
   return {
-    subscriberCounts() {
-      const counts = new Map<string, number>();
-      for (const conn of connections) {
-        const races = new Set<string>();
-        for (const ch of conn.channels.values()) {
-          if (ch.kind === 'race') races.add(ch.raceId);
-          else if (ch.kind === 'meeting') for (const r of catalog.racesOfMeeting(ch.meetingId)) races.add(r);
-        }
-        for (const r of races) counts.set(r, (counts.get(r) ?? 0) + 1);
-      }
-      return counts;
-    },
+    subscriberCounts: () => subscriberCounts(connections, catalog),
     stats: () => ({ ...stats }),
     close,
   };

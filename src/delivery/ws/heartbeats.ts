@@ -25,7 +25,8 @@ export function heartbeatMessage(conn: Connection, catalog: RaceCatalog, now: nu
   return { type: 'heartbeat', time: now, streams };
 }
 
-async function every(clock: Clock, ms: number, signal: AbortSignal, tick: () => void): Promise<void> {
+/** Runs `tick` every `ms` on the clock until `signal` aborts. */
+export async function every(clock: Clock, ms: number, signal: AbortSignal, tick: () => void): Promise<void> {
   for (;;) {
     try {
       await clock.sleep(ms, signal);

@@ -7,7 +7,7 @@ import type { TokenBucket } from './auth.js';
 import type { RaceCatalog } from './catalog.js';
 import { parseChannel, parseClientMessage } from './client-messages.js';
 import type { Connection } from './connection.js';
-import { attachStream } from './fanout.js';
+import { attachStream, subscribeChannel } from './fanout.js';
 import type { ClientMessage, ErrorCode, ErrorMessage } from './messages.js';
 import type { Registry } from './registry.js';
 import type { AttachDeps } from './stream-attach.js';
@@ -56,7 +56,7 @@ export function handleMessage(deps: HandlerDeps, data: RawData, isBinary: boolea
 type Fail = (code: ErrorCode, message: string, reqId?: string) => void;
 
 function dispatch(deps: HandlerDeps, msg: ClientMessage, fail: Fail) {
-  const { conn, registry, catalog } = deps;
+  const { conn, registry } = deps;
   switch (msg.op) {
     case 'ping':
       conn.sendOne({ type: 'pong', time: deps.now(), ...(msg.reqId ? { reqId: msg.reqId } : {}) });
@@ -75,21 +75,9 @@ function dispatch(deps: HandlerDeps, msg: ClientMessage, fail: Fail) {
         return;
       }
       if (msg.filter) return fail('bad_request', 'filter applies to the firehose only', msg.reqId);
-      const streams =
-        ch.kind === 'race'
-          ? [ch.raceId]
-          : [`meeting:${ch.meetingId}`, ...catalog.racesOfMeeting(ch.meetingId)];
-      conn.channels.set(msg.channel, ch);
-      if (ch.kind === 'meeting') registry.addMeeting(conn, ch.meetingId);
-      conn.sendOne({ type: 'subscribed', channel: msg.channel, streams, reqId: msg.reqId });
-      for (const stream of streams) {
-        const existing = conn.streams.get(stream);
-        if (existing && !msg.from?.[stream]) {
-          existing.channels.add(msg.channel); // already delivered through another channel
-          continue;
-        }
-        attachStream(deps, conn, stream, msg.channel, msg.from?.[stream]);
-      }
+      subscribeChannel(deps, conn, msg.channel, ch, msg.from, (streams) =>
+        conn.sendOne({ type: 'subscribed', channel: msg.channel, streams, reqId: msg.reqId }),
+      );
       return;
     }
     case 'unsubscribe': {

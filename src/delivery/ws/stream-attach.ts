@@ -5,7 +5,7 @@
  */
 import type { LogEntry, StreamId } from '../../events/envelope.js';
 import type { EventLog } from '../../store/ports.js';
-import type { Connection, StreamState } from './connection.js';
+import type { StreamState, Subscriber } from './connection.js';
 import type { Outgoing } from './frame.js';
 import type { FrameCache } from './frame-cache.js';
 import type { SnapshotMessage, StreamPosition } from './messages.js';
@@ -15,13 +15,13 @@ export interface AttachDeps {
   log: EventLog;
   /** Entries per log read while replaying. */
   pageSize: number;
-  onError: (err: unknown, conn: Connection, stream: StreamId) => void;
+  onError: (err: unknown, conn: Subscriber, stream: StreamId) => void;
   /** Shares serialised replay entries between connections. */
   frames: FrameCache;
 }
 
 /** Starts attaching; the stream state is registered synchronously so live entries are buffered at once. */
-export function beginAttach(conn: Connection, stream: StreamId, channel: string): StreamState {
+export function beginAttach(conn: Subscriber, stream: StreamId, channel: string): StreamState {
   const prev = conn.streams.get(stream);
   const state: StreamState = {
     phase: 'attaching',
@@ -34,11 +34,11 @@ export function beginAttach(conn: Connection, stream: StreamId, channel: string)
   return state;
 }
 
-const current = (conn: Connection, stream: StreamId, state: StreamState) =>
+const current = (conn: Subscriber, stream: StreamId, state: StreamState) =>
   !conn.closed && conn.streams.get(stream) === state;
 
 /** Sends entries to one connection; false when the connection could not take them (closed or slow). */
-function sendEntries(deps: AttachDeps, conn: Connection, entries: readonly LogEntry[]): boolean {
+function sendEntries(deps: AttachDeps, conn: Subscriber, entries: readonly LogEntry[]): boolean {
   if (entries.length === 0) return true;
   const batch: Outgoing[] = entries.map((e) => deps.frames.get(e, conn.scope));
   return conn.send(batch).ok;
@@ -50,7 +50,7 @@ function sendEntries(deps: AttachDeps, conn: Connection, entries: readonly LogEn
  */
 async function replay(
   deps: AttachDeps,
-  conn: Connection,
+  conn: Subscriber,
   stream: StreamId,
   state: StreamState,
   afterSeq: number,
@@ -77,7 +77,7 @@ async function replay(
  */
 export async function completeAttach(
   deps: AttachDeps,
-  conn: Connection,
+  conn: Subscriber,
   stream: StreamId,
   state: StreamState,
   from: StreamPosition | undefined,
@@ -123,7 +123,7 @@ export async function completeAttach(
 }
 
 /** Sends buffered live entries past lastSeq; if the buffer starts beyond lastSeq + 1, reads the hole. */
-async function flushBuffer(deps: AttachDeps, conn: Connection, stream: StreamId, state: StreamState) {
+async function flushBuffer(deps: AttachDeps, conn: Subscriber, stream: StreamId, state: StreamState) {
   for (;;) {
     const pending = state.buffer.filter((e) => e.seq > state.lastSeq);
     state.buffer = [];

@@ -1,0 +1,285 @@
+/** The real fastify app (with OpenAPI) and the SSE endpoint on an ephemeral loopback port. */
+import http from 'node:http';
+import fjp from 'fast-json-patch';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { type Bus, createMemoryBus } from '../../../src/bus/bus.js';
+import { createManualClock, type ManualClock } from '../../../src/clock.js';
+import { registerSseEndpoint, type SseEndpoint, type SseLimits } from '../../../src/delivery/sse/endpoint.js';
+import type { ApiKey } from '../../../src/delivery/ws/auth.js';
+import type { CatalogRace, RaceCatalog } from '../../../src/delivery/ws/catalog.js';
+import type { NewEntry } from '../../../src/events/envelope.js';
+import { buildApp } from '../../../src/http/app.js';
+import { createMemoryEventLog, type MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
+import type { EventLog } from '../../../src/store/ports.js';
+
+export { raceDoc } from '../ws/harness.js';
+
+export const PARTNER_KEY = 'partner-secret-key';
+export const PUBLIC_KEY = 'public-key';
+
+export interface SseHarness {
+  app: FastifyInstance;
+  base: string;
+  log: EventLog;
+  bus: Bus;
+  clock: ManualClock;
+  endpoint: SseEndpoint;
+  races: Map<string, CatalogRace>;
+  docs: Map<string, unknown>;
+  publishDoc(stream: string, next: unknown, events?: Array<{ type: string; data: unknown }>): Promise<void>;
+  publishEvent(stream: string, type: string, data: unknown): Promise<void>;
+  addRace(raceId: string, meetingId?: string): void;
+  close(): Promise<void>;
+}
+
+export async function startSse(
+  opts: { limits?: Partial<SseLimits>; logOptions?: MemoryEventLogOptions; listen?: boolean } = {},
+): Promise<SseHarness> {
+  const logger = pino({ level: 'silent' });
+  const app = await buildApp({ logger });
+  const log = createMemoryEventLog(opts.logOptions);
+  const bus = createMemoryBus((err) => {
+    throw err;
+  });
+  const clock = createManualClock(Date.parse('2026-11-22T10:00:00Z'));
+  const races = new Map<string, CatalogRace>();
+  const catalog: RaceCatalog = {
+    race: (id) => races.get(id),
+    racesOfMeeting: (m) => [...races.values()].filter((r) => r.meetingId === m).map((r) => r.raceId),
+    staleness: () => undefined,
+  };
+  const keys = new Map<string, ApiKey>([
+    [PARTNER_KEY, { name: 'partner', scope: 'partner' }],
+    [PUBLIC_KEY, { name: 'public', scope: 'public' }],
+  ]);
+  const endpoint = await registerSseEndpoint(app, {
+    log,
+    bus,
+    catalog,
+    clock,
+    logger,
+    auth: { allowAnonymous: true, keys },
+    limits: opts.limits,
+  });
+  let base = '';
+  if (opts.listen !== false) {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    base = `http://127.0.0.1:${address.port}`;
+  } else await app.ready();
+  const docs = new Map<string, unknown>();
+  const meetingOf = (stream: string) => races.get(stream)?.meetingId ?? 'M1';
+  const append = async (stream: string, entries: NewEntry[], document?: unknown) => {
+    bus.publish(await log.append(stream, { entries, document, now: new Date(clock.now()) }));
+  };
+  return {
+    app,
+    base,
+    log,
+    bus,
+    clock,
+    endpoint,
+    races,
+    docs,
+    async publishDoc(stream, next, events = []) {
+      const prev = docs.get(stream);
+      const entries: NewEntry[] = [
+        prev === undefined
+          ? { kind: 'snapshot', document: next }
+          : { kind: 'patch', ops: fjp.compare(prev as object, next as object) },
+      ];
+      for (const e of events) {
+        entries.push({
+          kind: 'event',
+          event: { type: e.type, meetingId: meetingOf(stream), raceId: stream, data: e.data },
+        });
+      }
+      docs.set(stream, structuredClone(next));
+      await append(stream, entries, next);
+    },
+    async publishEvent(stream, type, data) {
+      const raceId = stream.startsWith('meeting:') ? undefined : stream;
+      const meetingId = raceId ? meetingOf(stream) : stream.slice('meeting:'.length);
+      await append(stream, [{ kind: 'event', event: { type, meetingId, raceId, data } }]);
+    },
+    addRace(raceId, meetingId = 'M1') {
+      races.set(raceId, { raceId, meetingId, country: 'AUS', category: 'T', status: 'Open', startTime: 0 });
+    },
+    async close() {
+      await app.close();
+    },
+  };
+}
+
+/** One parsed SSE block: an event (with its fields) or a comment. */
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data?: string;
+  retry?: number;
+  comment?: string;
+}
+
+/** Parses complete blocks from `buffer`; returns them and the unparsed rest. */
+export function parseSse(buffer: string): { messages: SseMessage[]; rest: string } {
+  const messages: SseMessage[] = [];
+  let rest = buffer;
+  for (let end = rest.indexOf('\n\n'); end >= 0; end = rest.indexOf('\n\n')) {
+    const block = rest.slice(0, end);
+    rest = rest.slice(end + 2);
+    const m: SseMessage = {};
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) m.comment = line.slice(1).trim();
+      const colon = line.indexOf(':');
+      const field = line.slice(0, colon);
+      const value = line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'id') m.id = value;
+      else if (field === 'event') m.event = value;
+      else if (field === 'data') m.data = m.data === undefined ? value : `${m.data}\n${value}`;
+      else if (field === 'retry') m.retry = Number(value);
+    }
+    messages.push(m);
+  }
+  return { messages, rest };
+}
+
+/**
+ * A streaming SSE reader over `fetch` (like a browser EventSource, which keeps `lastEventId`) or over
+ * node:http (like curl). Messages queue up; a test awaits the next one matching a predicate.
+ */
+export class SseClient {
+  readonly messages: SseMessage[] = [];
+  lastEventId = '';
+  status = 0;
+  ended = false;
+  private cursor = 0;
+  private text = '';
+  private waiters: Array<() => void> = [];
+  private readonly abort = new AbortController();
+  readonly ready: Promise<void>;
+
+  constructor(url: string, opts: { headers?: Record<string, string>; transport?: 'fetch' | 'http' } = {}) {
+    const headers = { accept: 'text/event-stream', ...opts.headers };
+    this.ready = opts.transport === 'http' ? this.viaHttp(url, headers) : this.viaFetch(url, headers);
+    this.ready.catch(() => {});
+  }
+
+  private feed(chunk: string) {
+    const { messages, rest } = parseSse(this.text + chunk);
+    this.text = rest;
+    for (const m of messages) {
+      if (m.id !== undefined) this.lastEventId = m.id;
+      this.messages.push(m);
+    }
+    this.wake();
+  }
+
+  private finish() {
+    this.ended = true;
+    this.wake();
+  }
+
+  private async viaFetch(url: string, headers: Record<string, string>) {
+    const res = await fetch(url, { headers, signal: this.abort.signal });
+    this.status = res.status;
+    const body = res.body;
+    if (!body) return this.finish();
+    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    void (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          this.feed(value);
+        }
+      } catch {
+        // aborted
+      }
+      this.finish();
+    })();
+  }
+
+  private response: http.IncomingMessage | undefined;
+
+  /** Stops reading (node:http transport): the server's buffer for this client grows. */
+  pause() {
+    this.response?.pause();
+  }
+
+  resume() {
+    this.response?.resume();
+  }
+
+  private viaHttp(url: string, headers: Record<string, string>) {
+    return new Promise<void>((resolve, reject) => {
+      const req = http.get(url, { headers, signal: this.abort.signal }, (res) => {
+        this.status = res.statusCode ?? 0;
+        this.response = res;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => this.feed(chunk));
+        res.on('end', () => this.finish());
+        res.on('error', () => this.finish());
+        resolve();
+      });
+      req.on('error', (err) => {
+        this.finish();
+        reject(err);
+      });
+    });
+  }
+
+  private wake() {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /** The next unread message matching `pred` (messages before it are consumed). */
+  async next(pred: (m: SseMessage) => boolean = (m) => m.event !== undefined, timeoutMs = 5000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      while (this.cursor < this.messages.length) {
+        const m = this.messages[this.cursor++]!;
+        if (pred(m)) return m;
+      }
+      if (this.ended) throw new Error('stream ended while waiting');
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('timed out waiting for an SSE message');
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** The next event's parsed data. */
+  async nextData<T = Record<string, unknown>>(): Promise<{ id?: string; event?: string; data: T }> {
+    const m = await this.next();
+    return { id: m.id, event: m.event, data: JSON.parse(m.data ?? 'null') as T };
+  }
+
+  /** Waits for the end of the stream (server closed it). */
+  async waitEnd(timeoutMs = 5000) {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.ended) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('timed out waiting for the end');
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  close() {
+    this.abort.abort();
+  }
+}
