@@ -1,34 +1,21 @@
 /** The real fastify app (with OpenAPI) and the SSE endpoint on an ephemeral loopback port. */
 import http from 'node:http';
-import fjp from 'fast-json-patch';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { type Bus, createMemoryBus } from '../../../src/bus/bus.js';
-import { createManualClock, type ManualClock } from '../../../src/clock.js';
 import { registerSseEndpoint, type SseEndpoint, type SseLimits } from '../../../src/delivery/sse/endpoint.js';
-import type { ApiKey } from '../../../src/delivery/ws/auth.js';
-import type { CatalogRace, RaceCatalog } from '../../../src/delivery/ws/catalog.js';
-import type { NewEntry } from '../../../src/events/envelope.js';
+import type { CatalogRace } from '../../../src/delivery/ws/catalog.js';
 import { buildApp } from '../../../src/http/app.js';
-import { createMemoryEventLog, type MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
-import type { EventLog } from '../../../src/store/ports.js';
+import type { MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
+import { createFeed, type Feed, testKeys } from '../feed.js';
 
+export { PARTNER_KEY, PUBLIC_KEY } from '../feed.js';
 export { raceDoc } from '../ws/harness.js';
 
-export const PARTNER_KEY = 'partner-secret-key';
-export const PUBLIC_KEY = 'public-key';
-
-export interface SseHarness {
+export interface SseHarness extends Feed {
   app: FastifyInstance;
   base: string;
-  log: EventLog;
-  bus: Bus;
-  clock: ManualClock;
   endpoint: SseEndpoint;
   races: Map<string, CatalogRace>;
-  docs: Map<string, unknown>;
-  publishDoc(stream: string, next: unknown, events?: Array<{ type: string; data: unknown }>): Promise<void>;
-  publishEvent(stream: string, type: string, data: unknown): Promise<void>;
   addRace(raceId: string, meetingId?: string): void;
   close(): Promise<void>;
 }
@@ -38,28 +25,14 @@ export async function startSse(
 ): Promise<SseHarness> {
   const logger = pino({ level: 'silent' });
   const app = await buildApp({ logger });
-  const log = createMemoryEventLog(opts.logOptions);
-  const bus = createMemoryBus((err) => {
-    throw err;
-  });
-  const clock = createManualClock(Date.parse('2026-11-22T10:00:00Z'));
-  const races = new Map<string, CatalogRace>();
-  const catalog: RaceCatalog = {
-    race: (id) => races.get(id),
-    racesOfMeeting: (m) => [...races.values()].filter((r) => r.meetingId === m).map((r) => r.raceId),
-    staleness: () => undefined,
-  };
-  const keys = new Map<string, ApiKey>([
-    [PARTNER_KEY, { name: 'partner', scope: 'partner' }],
-    [PUBLIC_KEY, { name: 'public', scope: 'public' }],
-  ]);
+  const feed = createFeed(opts.logOptions);
   const endpoint = await registerSseEndpoint(app, {
-    log,
-    bus,
-    catalog,
-    clock,
+    log: feed.log,
+    bus: feed.bus,
+    catalog: feed.catalog,
+    clock: feed.clock,
     logger,
-    auth: { allowAnonymous: true, keys },
+    auth: { allowAnonymous: true, keys: testKeys() },
     limits: opts.limits,
   });
   let base = '';
@@ -69,41 +42,13 @@ export async function startSse(
     if (!address || typeof address === 'string') throw new Error('no address');
     base = `http://127.0.0.1:${address.port}`;
   } else await app.ready();
-  const docs = new Map<string, unknown>();
-  const meetingOf = (stream: string) => races.get(stream)?.meetingId ?? 'M1';
-  const append = async (stream: string, entries: NewEntry[], document?: unknown) => {
-    bus.publish(await log.append(stream, { entries, document, now: new Date(clock.now()) }));
-  };
+  const races = feed.catalog.races;
   return {
+    ...feed,
     app,
     base,
-    log,
-    bus,
-    clock,
     endpoint,
     races,
-    docs,
-    async publishDoc(stream, next, events = []) {
-      const prev = docs.get(stream);
-      const entries: NewEntry[] = [
-        prev === undefined
-          ? { kind: 'snapshot', document: next }
-          : { kind: 'patch', ops: fjp.compare(prev as object, next as object) },
-      ];
-      for (const e of events) {
-        entries.push({
-          kind: 'event',
-          event: { type: e.type, meetingId: meetingOf(stream), raceId: stream, data: e.data },
-        });
-      }
-      docs.set(stream, structuredClone(next));
-      await append(stream, entries, next);
-    },
-    async publishEvent(stream, type, data) {
-      const raceId = stream.startsWith('meeting:') ? undefined : stream;
-      const meetingId = raceId ? meetingOf(stream) : stream.slice('meeting:'.length);
-      await append(stream, [{ kind: 'event', event: { type, meetingId, raceId, data } }]);
-    },
     addRace(raceId, meetingId = 'M1') {
       races.set(raceId, { raceId, meetingId, country: 'AUS', category: 'T', status: 'Open', startTime: 0 });
     },

@@ -1,38 +1,24 @@
 /** A real fastify server with the gateway on an ephemeral loopback port, fed like the pipeline feeds it. */
 
-import fjp from 'fast-json-patch';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import WebSocket from 'ws';
-import { type Bus, createMemoryBus } from '../../../src/bus/bus.js';
-import { createManualClock, type ManualClock } from '../../../src/clock.js';
-import type { ApiKey, AuthConfig } from '../../../src/delivery/ws/auth.js';
-import type { CatalogRace, RaceCatalog } from '../../../src/delivery/ws/catalog.js';
+import type { AuthConfig } from '../../../src/delivery/ws/auth.js';
 import {
   type GatewayLimits,
   registerWebSocketGateway,
   type WebSocketGateway,
 } from '../../../src/delivery/ws/gateway.js';
 import type { ServerMessage } from '../../../src/delivery/ws/messages.js';
-import type { NewEntry } from '../../../src/events/envelope.js';
-import { createMemoryEventLog, type MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
-import type { EventLog } from '../../../src/store/ports.js';
+import type { MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
+import { createFeed, type Feed, testKeys } from '../feed.js';
 
-export const PARTNER_KEY = 'partner-secret-key';
-export const PUBLIC_KEY = 'public-key';
+export { PARTNER_KEY, PUBLIC_KEY } from '../feed.js';
 
-export interface Harness {
+export interface Harness extends Feed {
   app: FastifyInstance;
   url: string;
-  log: EventLog;
-  bus: Bus;
-  clock: ManualClock;
   gateway: WebSocketGateway;
-  catalog: RaceCatalog & { races: Map<string, CatalogRace>; stale: Map<string, number> };
-  docs: Map<string, unknown>;
-  /** Appends the change from the stream's current document to `next` (patch, or snapshot first) and publishes. */
-  publishDoc(stream: string, next: unknown, events?: Array<{ type: string; data: unknown }>): Promise<void>;
-  publishEvent(stream: string, type: string, data: unknown): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,30 +30,13 @@ export async function startHarness(
   } = {},
 ): Promise<Harness> {
   const app = Fastify();
-  const log = createMemoryEventLog(opts.logOptions);
-  const bus = createMemoryBus((err) => {
-    throw err;
-  });
-  const clock = createManualClock(Date.parse('2026-11-22T10:00:00Z'));
-  const races = new Map<string, CatalogRace>();
-  const stale = new Map<string, number>();
-  const catalog = {
-    races,
-    stale,
-    race: (id: string) => races.get(id),
-    racesOfMeeting: (m: string) => [...races.values()].filter((r) => r.meetingId === m).map((r) => r.raceId),
-    staleness: (id: string) => stale.get(id),
-  };
-  const keys = new Map<string, ApiKey>([
-    [PARTNER_KEY, { name: 'partner', scope: 'partner' }],
-    [PUBLIC_KEY, { name: 'public', scope: 'public' }],
-  ]);
-  const auth: AuthConfig = { allowAnonymous: opts.allowAnonymous ?? true, keys };
+  const feed = createFeed(opts.logOptions);
+  const auth: AuthConfig = { allowAnonymous: opts.allowAnonymous ?? true, keys: testKeys() };
   const gateway = await registerWebSocketGateway(app, {
-    log,
-    bus,
-    catalog,
-    clock,
+    log: feed.log,
+    bus: feed.bus,
+    catalog: feed.catalog,
+    clock: feed.clock,
     logger: pino({ level: 'silent' }),
     auth,
     limits: opts.limits,
@@ -75,42 +44,11 @@ export async function startHarness(
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
-  const docs = new Map<string, unknown>();
-  const meetingOf = (stream: string) => races.get(stream)?.meetingId ?? 'M1';
-
-  const append = async (stream: string, entries: NewEntry[], document?: unknown) => {
-    const stored = await log.append(stream, { entries, document, now: new Date(clock.now()) });
-    bus.publish(stored);
-  };
-
   return {
+    ...feed,
     app,
     url: `ws://127.0.0.1:${address.port}/ws`,
-    log,
-    bus,
-    clock,
     gateway,
-    catalog,
-    docs,
-    async publishDoc(stream, next, events = []) {
-      const prev = docs.get(stream);
-      const entries: NewEntry[] = [];
-      if (prev === undefined) entries.push({ kind: 'snapshot', document: next });
-      else entries.push({ kind: 'patch', ops: fjp.compare(prev as object, next as object) });
-      for (const e of events) {
-        entries.push({
-          kind: 'event',
-          event: { type: e.type, meetingId: meetingOf(stream), raceId: stream, data: e.data },
-        });
-      }
-      docs.set(stream, structuredClone(next));
-      await append(stream, entries, next);
-    },
-    async publishEvent(stream, type, data) {
-      const raceId = stream.startsWith('meeting:') ? undefined : stream;
-      const meetingId = raceId ? meetingOf(stream) : stream.slice('meeting:'.length);
-      await append(stream, [{ kind: 'event', event: { type, meetingId, raceId, data } }]);
-    },
     async close() {
       await gateway.close();
       await app.close();
