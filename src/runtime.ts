@@ -22,6 +22,7 @@ import { createEventLog, type Database, databasePath, openDatabase } from './sto
 import { createRacingClient } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
 import { createMeetingPipeline } from './watch/meeting-pipeline.js';
+import { pollPolicy } from './watch/poll-policy.js';
 import { createPoller } from './watch/poller.js';
 import { createRaceCatalog } from './watch/race-catalog.js';
 import { createRacePipeline } from './watch/race-pipeline.js';
@@ -163,9 +164,9 @@ export async function startRacewire(opts: {
 
   const ops = (): OpsSummary => {
     const budget = limiter.stats();
+    // Settled means the scheduler will not fetch it again: the scheduler's own rule, not a second one.
     let settled = 0;
-    for (const race of poller.races().values())
-      if (race.finishedAt !== undefined && race.dirty === false) settled++;
+    for (const race of poller.races().values()) if (!pollPolicy(race, clock.now(), 0)) settled++;
     const ws = gateway?.stats();
     const hooks = webhooks.stats();
     return {

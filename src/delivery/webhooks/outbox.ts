@@ -152,18 +152,8 @@ export function createSqliteOutbox(
   const replay = (deliveryId: number): Delivery | undefined => {
     const r = s.delivery.get(deliveryId) as Row | undefined;
     if (!r) return undefined;
-    const id = insertRow(
-      {
-        endpointId: r.endpoint_id as string,
-        eventId: r.event_id as string,
-        eventType: r.event_type as string,
-        stream: r.stream as string,
-        seq: r.seq as number,
-        body: r.body as string,
-      },
-      opts.now(),
-      r.id as number,
-    );
+    const original = toDelivery(r);
+    const id = insertRow({ ...original, body: r.body as string }, opts.now(), original.id);
     return delivery(id);
   };
 
