@@ -39,7 +39,30 @@ export const SETTINGS = {
     'How often /meetings is polled for new races and statuses',
   ],
   DATA_DIR: [z.string().min(1), './data', 'Where the SQLite database lives'],
-  STORE: [z.enum(['sqlite', 'memory']), 'sqlite', 'Event log and state store: sqlite (durable) or memory'],
+  STORE: [
+    z.enum(['sqlite', 'memory', 'redis']),
+    'sqlite',
+    'Event log and state store: sqlite (durable, one node), memory, or redis (several nodes; needs REDIS_URL)',
+  ],
+  REDIS_URL: [
+    z.url({ protocol: /^rediss?$/ }).optional(),
+    undefined,
+    'Redis for STORE=redis, e.g. redis://127.0.0.1:6379 (may carry a password: never logged)',
+  ],
+  REDIS_PREFIX: [z.string().min(1), 'racewire:', 'Prefix of every Redis key and channel of this deployment'],
+  NODE_ID: [
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]+$/)
+      .optional(),
+    undefined,
+    'Name of this node in logs, metrics and Redis; unset: hostname-pid-random',
+  ],
+  LEASE_TTL_MS: [
+    int(500, 60_000),
+    '5000',
+    'STORE=redis: poller lease time-to-live; a dead leader is replaced within about 4/3 of it',
+  ],
   EVENT_LOG_WINDOW: [int(10, 10_000_000), '5000', 'Entries kept per stream for resume and replay'],
   LOG_LEVEL: [
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -97,6 +120,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (env.RACING_API_KEY && !env.RACING_API_KEY_HEADER) {
     problems.push('RACING_API_KEY is set but RACING_API_KEY_HEADER is not: name the header that carries it');
+  }
+  if (env.STORE === 'redis' && !env.REDIS_URL) {
+    problems.push('STORE=redis needs REDIS_URL (for example redis://127.0.0.1:6379)');
   }
   if (problems.length) throw new ConfigError(problems);
   return out as Config;

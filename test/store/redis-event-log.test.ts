@@ -54,6 +54,28 @@ if (!url) {
       expect(read.ok && read.entries.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     });
 
+    it('adds exactly the appended events to the feed, in order, in the same step', async () => {
+      const prefix = nextPrefix();
+      const log = createRedisEventLog({ redis, prefix });
+      await log.append('r1', {
+        entries: [snapshot({ a: 1 }), event('e1'), event('e2')],
+        document: { a: 1 },
+        now,
+      });
+      await log.append('r2', { entries: [event('e3')], now });
+      const feed = (await redis.xrange(`${prefix}feed`, '-', '+')).map(([, f]) => JSON.parse(f[1]!));
+      expect(feed.map((e) => [e.kind, e.stream, e.seq, e.event.id])).toEqual([
+        ['event', 'r1', 2, 'r1:2'],
+        ['event', 'r1', 3, 'r1:3'],
+        ['event', 'r2', 1, 'r2:1'],
+      ]);
+      const fenced = createRedisEventLog({ redis, prefix, fence: () => undefined });
+      await expect(fenced.append('r1', { entries: [event('e4')], now })).rejects.toMatchObject({
+        code: 'fenced',
+      });
+      expect(await redis.xlen(`${prefix}feed`)).toBe(3);
+    });
+
     it('rejects an append from a node without a lease with code fenced and appends nothing', async () => {
       const log = createRedisEventLog({ redis, prefix: nextPrefix(), fence: () => undefined });
       await expect(log.append('r1', { entries: [event('e')], now })).rejects.toMatchObject({

@@ -2,11 +2,14 @@
  * The append, as one Lua script so that it is atomic on the server: it checks the fencing token and that the
  * head is still where the caller numbered from, then adds the entries, moves the head, stores the document
  * and trims the window. Two nodes can never both write the same seq: the second sees a moved head.
+ * Event entries are also added to the deployment-wide feed stream in the same step, so the webhook outbox,
+ * which reads the feed, sees every event that was appended and none that was not.
  *
  * KEYS: 1 head hash, 2 document, 3 entries stream, 4 stream set, 5 fence high-water mark, 6 log epoch,
- *       7 (optional) the lease's token counter.
+ *       7 feed stream, 8 (optional) the lease's token counter.
  * ARGV: 1 expected head seq, 2 fencing token or '', 3 documentSeq or '', 4 document JSON, 5 window or '',
- *       6 stream id, 7.. entries as JSON, in seq order.
+ *       6 stream id, 7 feed max length (approximate), 8 one character per entry, '1' for an event,
+ *       9.. entries as JSON, in seq order.
  * Returns {'ok'}, {'conflict', <head seq>}, {'fenced', <newest token seen>} or {'no_epoch'} (Redis was
  * flushed since this node read the log's epoch).
  */
@@ -17,8 +20,8 @@ if ARGV[2] ~= '' then
   local token = tonumber(ARGV[2])
   local mark = tonumber(redis.call('GET', KEYS[5]) or '0')
   local newest = mark
-  if KEYS[7] then
-    local issued = tonumber(redis.call('GET', KEYS[7]) or '0')
+  if KEYS[8] then
+    local issued = tonumber(redis.call('GET', KEYS[8]) or '0')
     if issued > newest then newest = issued end
   end
   if token < newest then return {'fenced', tostring(newest)} end
@@ -28,9 +31,12 @@ local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
 if seq ~= tonumber(ARGV[1]) then return {'conflict', tostring(seq)} end
 local epoch = redis.call('HGET', KEYS[1], 'epoch') or redis.call('GET', KEYS[6])
 if not epoch then return {'no_epoch'} end
-for i = 7, #ARGV do
+for i = 9, #ARGV do
   seq = seq + 1
   redis.call('XADD', KEYS[3], string.format('%d-0', seq), 'e', ARGV[i])
+  if string.sub(ARGV[8], i - 8, i - 8) == '1' then
+    redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[7], '*', 'e', ARGV[i])
+  end
 end
 redis.call('HSET', KEYS[1], 'epoch', epoch, 'seq', string.format('%d', seq))
 if ARGV[3] ~= '' then

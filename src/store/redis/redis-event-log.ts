@@ -4,7 +4,8 @@
  * Numbering and read rules come from `log-rules.ts`, like the other adapters, so positions mean the same on
  * every node. The Redis client is the caller's: close() does not quit it.
  *
- * No `onAppend` hook: the webhook outbox lives in SQLite and cannot join a Redis write atomically.
+ * No `onAppend` hook: instead every event entry also goes, in the append's own script, to the feed stream
+ * (`<prefix>feed`) that the Redis webhook outbox reads from a cursor.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -33,6 +34,8 @@ export interface RedisEventLogOptions {
   fenceKey?: string;
   /** How often an append renumbers after another node moved the head first. @default 16 */
   maxConflictRetries?: number;
+  /** Events kept in the feed stream (approximately; see docs/redis.md). @default 100_000 */
+  feedMaxLength?: number;
 }
 
 /** The keys of one prefix. The stream id sits in a hash tag so that one stream's keys share a slot. */
@@ -41,6 +44,7 @@ export function redisLogKeys(prefix: string) {
     epoch: `${prefix}epoch`,
     streams: `${prefix}streams`,
     fence: `${prefix}fence`,
+    feed: `${prefix}feed`,
     head: (s: StreamId) => `${prefix}{${s}}:head`,
     document: (s: StreamId) => `${prefix}{${s}}:doc`,
     entries: (s: StreamId) => `${prefix}{${s}}:log`,
@@ -131,6 +135,7 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         keys.streams,
         keys.fence,
         keys.epoch,
+        keys.feed,
         ...(fenceKey ? [fenceKey] : []),
       ];
       const args = [
@@ -140,6 +145,8 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         stamped.documentSeq === undefined ? '' : JSON.stringify(change.document),
         window ?? '',
         stream,
+        opts.feedMaxLength ?? 100_000,
+        stamped.entries.map((e) => (e.kind === 'event' ? '1' : '0')).join(''),
         ...json,
       ];
       const reply = (await redisCall(`append to ${stream}`, () =>
