@@ -10,11 +10,15 @@ export interface MetricSources {
   budget?: () => { used: number; left: number; queued: number };
   staleness?: () => Iterable<{ raceId: string; ms: number }>;
   webSocketConnections?: () => number;
-  outboxDepth?: () => number;
+  outboxDepth?: () => number | Promise<number>;
+  /** STORE=redis: whether this node holds the poller lease, and whether Redis answers. */
+  cluster?: () => { leader: boolean; redisUp: boolean };
 }
 
-export function createMetrics() {
+/** `node` labels every series, so one Prometheus scrapes several nodes apart. */
+export function createMetrics(node?: string) {
   const registry = new Registry();
+  if (node !== undefined) registry.setDefaultLabels({ node });
   collectDefaultMetrics({ register: registry });
   const sources: MetricSources = {};
   const metrics = {
@@ -98,8 +102,26 @@ export function createMetrics() {
     name: 'racewire_webhook_outbox_depth',
     help: 'Webhook deliveries pending',
     registers: [registry],
+    async collect() {
+      this.set((await sources.outboxDepth?.()) ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'racewire_cluster_leader',
+    help: 'STORE=redis: 1 while this node holds the poller lease',
+    registers: [registry],
     collect() {
-      this.set(sources.outboxDepth?.() ?? 0);
+      const c = sources.cluster?.();
+      if (c) this.set(c.leader ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'racewire_redis_up',
+    help: 'STORE=redis: 1 while Redis answered the last cluster sync',
+    registers: [registry],
+    collect() {
+      const c = sources.cluster?.();
+      if (c) this.set(c.redisUp ? 1 : 0);
     },
   });
   return metrics;

@@ -27,6 +27,8 @@ export interface SimulatorOptions {
   day?: Date | string;
   rateLimit?: { perMinute: number } | false;
   logger?: pino.Logger;
+  /** Sees every request to the racing API's paths as it arrives (tests audit the budget with it). */
+  onApiRequest?: (request: { path: string; at: number }) => void;
 }
 
 export interface Simulator {
@@ -66,6 +68,13 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
+  if (opts.onApiRequest) {
+    const observe = opts.onApiRequest;
+    app.addHook('onRequest', async (req) => {
+      const path = req.url.split('?')[0] ?? '';
+      if (path.startsWith(API_PREFIX)) observe({ path: path.slice(API_PREFIX.length), at: clock.now() });
+    });
+  }
   registerApiRoutes(app, {
     world,
     clock,

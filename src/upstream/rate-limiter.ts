@@ -10,6 +10,8 @@
  *   none are left;
  * - pacing when the server's `X-RateLimit-Remaining` is low: the remaining requests are spread evenly over
  *   the time to its reset.
+ * - with several nodes, a slot in the window they share (`sharedWindow`, in Redis), asked for only once
+ *   every local rule allows a start, so the queue's priority order holds while the head waits for it.
  * All time is the injected clock's, so tests drive it with a manual clock.
  */
 import PQueue from 'p-queue';
@@ -33,8 +35,20 @@ export interface RateLimiterOptions {
   burst?: number;
   /** Pace when the server's remaining budget is at or below this fraction of its limit. @default 0.2 */
   lowBudgetFraction?: number;
+  /**
+   * The window every node of a deployment spends from (src/upstream/redis-rate-window.ts). When it cannot
+   * be reached, nothing starts: the budget is law, so an unknown global count means no request.
+   */
+  sharedWindow?: SharedWindow;
   logger?: Logger;
 }
+
+/** A budget shared with other processes: admits one start now, or says when to ask again. */
+export interface SharedWindow {
+  tryAcquire(): Promise<{ admitted: true } | { admitted: false; retryInMs: number }>;
+}
+
+const SHARED_WINDOW_RETRY_MS = 1_000;
 
 export interface ScheduleOptions {
   /** Greater runs first. @default 0 */
@@ -123,21 +137,37 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     return wait;
   };
 
+  /** 0 when the shared window admitted a start (or there is none), else how long to wait. */
+  const admitShared = async (): Promise<number> => {
+    if (!opts.sharedWindow) return 0;
+    try {
+      const admission = await opts.sharedWindow.tryAcquire();
+      return admission.admitted ? 0 : admission.retryInMs;
+    } catch (err) {
+      opts.logger?.warn({ err }, 'shared request window unreachable; holding requests');
+      return SHARED_WINDOW_RETRY_MS;
+    }
+  };
+
   const gate = async (): Promise<void> => {
     for (;;) {
       if (closed) throw new LimiterClosedError();
       const now = clock.now();
       const wait = timeToStart(now);
-      if (wait <= 0 && inFlight < maxConcurrent) {
-        starts.push(now);
+      const shared = wait <= 0 && inFlight < maxConcurrent ? await admitShared() : 0;
+      if (closed) throw new LimiterClosedError();
+      if (wait <= 0 && inFlight < maxConcurrent && shared === 0) {
+        const startedAt = clock.now(); // the shared admission may have taken a moment
+        starts.push(startedAt);
         tokens -= 1;
-        lastStart = now;
+        lastStart = startedAt;
         inFlight++;
         return;
       }
       const signal = wake.signal;
       try {
-        if (wait > 0) await clock.sleep(wait, signal);
+        if (shared > 0) await clock.sleep(shared, signal);
+        else if (wait > 0) await clock.sleep(wait, signal);
         else
           await new Promise<void>((resolve) =>
             signal.addEventListener('abort', () => resolve(), { once: true }),

@@ -46,13 +46,17 @@ export interface PollerDeps {
   strategy?: (input: SchedulerInput) => Pick;
 }
 
-export interface Poller {
-  start(): void;
-  stop(): Promise<void>;
+/** The day's races as one node knows them: the poller's own, or (on a follower) the leader's, shared. */
+export interface RaceView {
   races(): ReadonlyMap<string, RaceWatch>;
   /** Milliseconds since the race's last usable payload, or undefined if it never had one. */
   staleness(raceId: string): number | undefined;
   lastDiscoveryAt(): number | undefined;
+}
+
+export interface Poller extends RaceView {
+  start(): void;
+  stop(): Promise<void>;
 }
 
 const DAY = 86_400_000;

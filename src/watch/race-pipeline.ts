@@ -44,11 +44,19 @@ export function createRacePipeline(deps: {
       return { kind: 'rejected', code: result.code, ...summary(prev) };
     }
     if (result.kind === 'unchanged') return { kind: 'unchanged', ...summary(prev) };
-    const entries = await deps.log.append(raceId, {
-      entries: result.entries,
-      document: result.document,
-      now: new Date(deps.clock.now()),
-    });
+    let entries: Awaited<ReturnType<EventLog['append']>>;
+    try {
+      entries = await deps.log.append(raceId, {
+        entries: result.entries,
+        document: result.document,
+        now: new Date(deps.clock.now()),
+      });
+    } catch (err) {
+      // A failed append may still have been written (a reply lost on the way back): diff the next payload
+      // against what the log holds, not against the cache, so no event is made twice.
+      documents.delete(raceId);
+      throw err;
+    }
     documents.set(raceId, result.document);
     deps.bus.publish(entries);
     return { kind: 'changed', ...summary(result.document) };

@@ -86,6 +86,31 @@ describe('race pipeline', () => {
     expect(seen.length).toBe(1);
   });
 
+  it('diffs against the log after an append whose reply was lost, so no event is made twice', async () => {
+    const log = createMemoryEventLog();
+    let loseReply = false;
+    const flaky = {
+      ...log,
+      async append(...args: Parameters<typeof log.append>) {
+        const stored = await log.append(...args);
+        if (loseReply) throw new Error('connection reset after write');
+        return stored;
+      },
+    };
+    const { pipeline } = harness(flaky);
+    const [open, firmer, scratched] = script();
+    await pipeline.process(RACE_ID, open!);
+    loseReply = true;
+    await expect(pipeline.process(RACE_ID, firmer!)).rejects.toThrow('connection reset');
+    loseReply = false;
+    expect(await pipeline.process(RACE_ID, firmer!)).toMatchObject({ kind: 'unchanged' });
+    await pipeline.process(RACE_ID, scratched!);
+    const read = await log.read(RACE_ID, 0);
+    const types = read.ok ? read.entries.flatMap((e) => (e.kind === 'event' ? [e.event.type] : [])) : [];
+    expect(types.filter((t) => t === 'odds.changed')).toHaveLength(1);
+    expect(types.filter((t) => t === 'runner.scratched')).toHaveLength(1);
+  });
+
   it('continues after a restart on the same data directory with no duplicate and no missing sequence', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'racewire-restart-'));
     dirs.push(dir);

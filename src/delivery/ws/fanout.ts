@@ -1,7 +1,8 @@
 /**
  * Live delivery of one bus batch (entries of one stream, in seq order). Each entry is serialised once per
  * audience; each connection gets one write for the whole batch. A connection whose copy would skip a seq
- * is re-attached instead (it cannot happen with an in-process bus, but a distributed one may drop).
+ * has the hole read from the log first (it cannot happen with an in-process bus, but a distributed one may
+ * drop a batch).
  */
 import type { LogEntry } from '../../events/envelope.js';
 import type { RaceCatalog } from './catalog.js';
@@ -11,7 +12,7 @@ import { BatchFrames } from './entry-messages.js';
 import type { Outgoing } from './frame.js';
 import type { FirehoseFilter, StreamPosition } from './messages.js';
 import type { Registry } from './registry.js';
-import { type AttachDeps, beginAttach, completeAttach } from './stream-attach.js';
+import { type AttachDeps, beginAttach, completeAttach, fillGap } from './stream-attach.js';
 
 export interface DeliveryStats {
   messagesSent: number;
@@ -115,12 +116,12 @@ export function fanOut(deps: FanoutDeps, entries: readonly LogEntry[]): void {
         continue;
       }
       const batch: Outgoing[] = [];
-      let gap = false;
+      let gapAt: number | undefined;
       for (let i = 0; i < entries.length; i++) {
         const e = entries[i]!;
         if (e.seq <= state.lastSeq) continue;
         if (e.seq !== state.lastSeq + 1) {
-          gap = true;
+          gapAt = i;
           break;
         }
         batch.push(frames.get(i, conn.scope));
@@ -131,9 +132,11 @@ export function fanOut(deps: FanoutDeps, entries: readonly LogEntry[]): void {
         stats.messagesSent += batch.length;
         stats.bytesSent += sent.bytes;
       }
-      if (gap) {
+      if (gapAt !== undefined && !conn.closed) {
         const channel = [...state.channels][0] ?? `race:${stream}`;
-        attachStream(deps, conn, stream, channel, undefined, 'resync');
+        void fillGap(deps.attach, conn, stream, state, entries.slice(gapAt), () =>
+          attachStream(deps, conn, stream, channel, undefined, 'resync'),
+        );
       }
     }
   }

@@ -149,3 +149,33 @@ async function flushBuffer(deps: AttachDeps, conn: Subscriber, stream: StreamId,
     }
   }
 }
+
+/**
+ * A live batch arrived past a hole (a distributed bus dropped a batch): go back to attaching, read the hole
+ * from the log and send it, then the waiting entries, so the client still sees every seq once. When the
+ * hole is no longer in the log (trimmed, or another epoch), `onLost` resyncs the client with a snapshot.
+ */
+export async function fillGap(
+  deps: AttachDeps,
+  conn: Subscriber,
+  stream: StreamId,
+  state: StreamState,
+  waiting: readonly LogEntry[],
+  onLost: () => void,
+): Promise<void> {
+  state.phase = 'attaching';
+  state.buffer.push(...waiting);
+  try {
+    const r = await replay(deps, conn, stream, state, state.lastSeq, undefined);
+    if (!r.ok) {
+      if (r.reason !== 'gone') onLost();
+      return;
+    }
+    state.lastSeq = r.lastSeq;
+    await flushBuffer(deps, conn, stream, state);
+  } catch (err) {
+    state.failed = true;
+    state.buffer = [];
+    deps.onError(err, conn, stream);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * A follower's view of the day's races: built from the meeting documents in the shared log (the leader's
+ * discovery writes each meeting's races, statuses and starts there) and the leader's freshness, so every
+ * node lists the same races, accepts subscriptions to them and reports their staleness without polling.
+ */
+import type { Bus } from '../bus/bus.js';
+import type { Clock } from '../clock.js';
+import type { EventLog } from '../store/ports.js';
+import type { Meeting } from '../upstream/schemas.js';
+import { applyMeetings } from '../watch/discovery.js';
+import type { RaceView } from '../watch/poller.js';
+import type { RaceWatch } from '../watch/race-watch.js';
+import type { Freshness } from './cluster-state.js';
+
+export interface SharedRaceView extends RaceView {
+  /** Reads every meeting document again (start-up, and periodically in case a bus batch was missed). */
+  refresh(): Promise<void>;
+  close(): void;
+}
+
+const isMeetingStream = (stream: string) => stream.startsWith('meeting:');
+
+export function createSharedRaceView(deps: {
+  log: EventLog;
+  bus: Bus;
+  clock: Clock;
+  freshness: () => Freshness | undefined;
+  onError: (err: unknown) => void;
+}): SharedRaceView {
+  const meetings = new Map<string, Meeting>();
+  let races: ReadonlyMap<string, RaceWatch> = new Map();
+
+  const rebuild = () => {
+    races = applyMeetings(new Map(), [...meetings.values()], deps.clock.now()).races;
+  };
+  const load = async (stream: string) => {
+    const doc = (await deps.log.head(stream)).document as Meeting | undefined;
+    if (doc && Array.isArray(doc.races)) meetings.set(stream, doc);
+  };
+
+  const unsubscribe = deps.bus.subscribe((entries) => {
+    const stream = entries[0]?.stream;
+    if (stream === undefined || !isMeetingStream(stream)) return;
+    load(stream).then(rebuild, deps.onError);
+  });
+
+  return {
+    async refresh() {
+      const streams = (await deps.log.streams()).filter(isMeetingStream);
+      await Promise.all(streams.map(load));
+      rebuild();
+    },
+    races: () => races,
+    staleness(raceId) {
+      const at = deps.freshness()?.lastGoodAt[raceId];
+      return at === undefined ? undefined : deps.clock.now() - at;
+    },
+    lastDiscoveryAt: () => deps.freshness()?.discoveredAt ?? undefined,
+    close: unsubscribe,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The polling role: race and meeting pipelines and the poller, built fresh each time the role starts. On one
+ * node it starts once; with several nodes it runs only while this node holds the lease, and a fresh start
+ * after a takeover loads each race's last document from the shared log, so the new leader continues the
+ * diff where the old one stopped (no cached document of an earlier term can survive into the next).
+ */
+import type { Bus } from '../bus/bus.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { EventLog } from '../store/ports.js';
+import { createMeetingPipeline } from './meeting-pipeline.js';
+import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
+import { createRacePipeline } from './race-pipeline.js';
+
+export interface PollingRoleDeps {
+  source: RaceSource;
+  log: EventLog;
+  bus: Bus;
+  clock: Clock;
+  logger: Logger;
+  subscribers: () => ReadonlyMap<string, number>;
+  discoveryIntervalMs: number;
+  /** Every race payload's outcome (metrics). */
+  onOutcome?: (outcome: RaceOutcome) => void;
+}
+
+export interface PollingRole {
+  /** Starts polling with fresh pipelines; no-op while running. Serialised with stop(). */
+  start(): Promise<void>;
+  /** Stops polling and waits for fetches in flight to settle; no-op while stopped. */
+  stop(): Promise<void>;
+  /** The running poller, or undefined while stopped. */
+  poller(): Poller | undefined;
+}
+
+export function createPollingRole(deps: PollingRoleDeps): PollingRole {
+  let current: Poller | undefined;
+  // Leadership can flap faster than a stop completes: each transition waits for the one before.
+  let chain: Promise<void> = Promise.resolve();
+  const serial = (step: () => Promise<void>) => {
+    chain = chain.then(step, step);
+    return chain;
+  };
+
+  const build = (): Poller => {
+    const racePipeline = createRacePipeline({
+      log: deps.log,
+      bus: deps.bus,
+      clock: deps.clock,
+      logger: deps.logger.child({ component: 'pipeline' }),
+    });
+    const meetingPipeline = createMeetingPipeline({ log: deps.log, bus: deps.bus, clock: deps.clock });
+    return createPoller({
+      source: deps.source,
+      clock: deps.clock,
+      logger: deps.logger.child({ component: 'poller' }),
+      onEvent: async (raceId, payload) => {
+        const outcome = await racePipeline.process(raceId, payload);
+        deps.onOutcome?.(outcome);
+        return outcome;
+      },
+      onMeetings: (meetings) => meetingPipeline.process(meetings),
+      subscribers: deps.subscribers,
+      discoveryIntervalMs: deps.discoveryIntervalMs,
+    });
+  };
+
+  return {
+    start: () =>
+      serial(async () => {
+        if (current) return;
+        current = build();
+        current.start();
+      }),
+    stop: () =>
+      serial(async () => {
+        const poller = current;
+        current = undefined;
+        await poller?.stop();
+      }),
+    poller: () => current,
+  };
+}
