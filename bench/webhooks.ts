@@ -60,7 +60,7 @@ async function run(s: Scenario) {
   let service: WebhookService | undefined;
   const log = createSqliteEventLog({ db, onAppend: (entries) => service?.enqueueForEntries(entries) });
   service = await registerWebhooks(app, {
-    db,
+    store: { kind: 'sqlite', db },
     clock: systemClock,
     logger,
     config: { allowedHosts: ['127.0.0.1'], timeoutMs: 1_000 },

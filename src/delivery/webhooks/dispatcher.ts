@@ -1,7 +1,8 @@
 /**
  * The dispatcher: claims due deliveries from the outbox and sends them with bounded concurrency. Correctness
  * rests on the outbox alone (it polls on the clock); `kick()` (after an append, after an attempt) only
- * makes it look sooner.
+ * makes it look sooner. It can be started and stopped repeatedly (a node gaining and losing the poller
+ * lease); starting recovers whatever was in flight, including a dead node's claims.
  */
 import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
@@ -10,16 +11,18 @@ import type { Logger } from '../../logger.js';
 import type { ResolvedWebhookConfig } from './config.js';
 import { discordUrl } from './formatters/discord.js';
 import type { Sender } from './http-sender.js';
-import type { Delivery, DeliveryStatus, SqliteOutbox } from './outbox.js';
+import type { NextState, Outbox } from './outbox-port.js';
+import type { Delivery, EndpointWithSecrets } from './outbox-rows.js';
 import { type Decision, decide, isFailure } from './retry-policy.js';
 import { signDelivery } from './signer.js';
+import { createWakeLoop } from './wake-loop.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
 
 export type Outcome = 'delivered' | 'retry' | 'failed' | 'disable';
 
 export interface DispatcherDeps {
-  outbox: SqliteOutbox;
+  outbox: Outbox;
   clock: Clock;
   /** Time of `webhook-timestamp`: wall-clock time, since receivers reject timestamps 5 min from their own
    * now; it differs from `clock` when racewire runs on a scaled (simulated) clock. @default systemClock */
@@ -39,25 +42,16 @@ export function createDispatcher(deps: DispatcherDeps) {
   const queue = new PQueue({ concurrency: config.concurrency });
   const outcomes: Record<Outcome, number> = { delivered: 0, retry: 0, failed: 0, disable: 0 };
   const inFlight = new Set<number>();
-  let closed = false;
-  let kicked = false;
-  let wake = new AbortController();
-  let loopDone: Promise<void> = Promise.resolve();
-
-  const kick = () => {
-    kicked = true;
-    wake.abort();
-  };
+  let running = false;
 
   /** Secrets that sign now: the current one, and the previous one during its rotation overlap. */
-  const liveSecrets = (ep: NonNullable<ReturnType<SqliteOutbox['endpoint']>>, now: number) =>
+  const liveSecrets = (ep: EndpointWithSecrets, now: number) =>
     ep.previousSecret && (ep.previousSecretExpiresAt ?? 0) > now
       ? [ep.secret, ep.previousSecret]
       : [ep.secret];
 
   async function attempt(d: Delivery): Promise<void> {
-    const ep = outbox.endpoint(d.endpointId);
-    const body = outbox.body(d.id);
+    const [ep, body] = await Promise.all([outbox.endpoint(d.endpointId), outbox.body(d.id)]);
     if (!ep || body === undefined) return; // Deleted meanwhile: nothing is owed any more.
     const at = clock.now();
     const headers =
@@ -80,7 +74,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       random: random(),
     });
     const next = nextState(decision, now);
-    outbox.recordAttempt(
+    await outbox.recordAttempt(
       d,
       {
         at,
@@ -95,15 +89,15 @@ export function createDispatcher(deps: DispatcherDeps) {
     outcomes[decision.kind]++;
     deps.onAttempt?.(decision.kind, latencyMs);
     if (decision.kind === 'retry' && decision.pauseEndpointUntil)
-      outbox.pauseEndpoint(ep.id, decision.pauseEndpointUntil);
+      await outbox.pauseEndpoint(ep.id, decision.pauseEndpointUntil);
     if (decision.kind === 'disable') {
-      outbox.disableEndpoint(ep.id, decision.reason);
+      await outbox.disableEndpoint(ep.id, decision.reason);
       logger.warn({ endpointId: ep.id, reason: decision.reason }, 'webhook endpoint disabled');
     }
-    const failingSince = outbox.markEndpointHealth(ep.id, isFailure(decision), now);
+    const failingSince = await outbox.markEndpointHealth(ep.id, isFailure(decision), now);
     if (failingSince !== null && decision.kind !== 'disable' && now - failingSince >= config.disableAfterMs) {
       const reason = `failing since ${new Date(failingSince).toISOString()} without a success`;
-      outbox.disableEndpoint(ep.id, reason);
+      await outbox.disableEndpoint(ep.id, reason);
       logger.warn({ endpointId: ep.id, reason }, 'webhook endpoint disabled');
     }
     logger.debug(
@@ -112,7 +106,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     );
   }
 
-  function nextState(decision: Decision, now: number): { status: DeliveryStatus; nextAttemptAt: number } {
+  function nextState(decision: Decision, now: number): NextState {
     switch (decision.kind) {
       case 'delivered':
         return { status: 'delivered', nextAttemptAt: now };
@@ -126,11 +120,11 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  function dispatchDue(): void {
+  async function dispatchDue(now: number): Promise<void> {
     const free = config.concurrency - inFlight.size;
     // Under load, claim in batches rather than once per finished attempt: a claim reads every active chain.
     if (free <= 0 || (inFlight.size > 0 && free < Math.ceil(config.concurrency / 4))) return;
-    for (const d of outbox.claimDue(clock.now(), free, {
+    for (const d of await outbox.claimDue(now, free, {
       chatMinIntervalMs: config.chatMinIntervalMs,
       perEndpoint: config.perEndpointConcurrency,
     })) {
@@ -143,63 +137,64 @@ export function createDispatcher(deps: DispatcherDeps) {
         })
         .finally(() => {
           inFlight.delete(d.id);
-          kick();
+          loop.kick();
         });
     }
   }
 
   let lastPrune = clock.now();
   /** Hourly (on the clock): forget finished deliveries past the retention. */
-  function pruneIfDue(): void {
+  async function pruneIfDue(): Promise<void> {
     const now = clock.now();
     if (now - lastPrune < PRUNE_EVERY_MS) return;
     lastPrune = now;
-    const pruned = outbox.prune(now - config.retentionMs);
+    const pruned = await outbox.prune(now - config.retentionMs);
     if (pruned > 0) logger.debug({ pruned }, 'finished webhook deliveries pruned');
   }
 
-  async function loop(): Promise<void> {
-    while (!closed) {
-      try {
-        pruneIfDue();
-        dispatchDue();
-      } catch (err) {
-        logger.error({ err }, 'webhook dispatcher could not read the outbox');
-      }
-      if (kicked) {
-        kicked = false;
-        await new Promise<void>((r) => setImmediate(r));
-        continue;
-      }
-      const now = clock.now();
-      const due = outbox.nextDueAt();
-      const poll = Math.max(0, Math.min(config.pollIntervalMs, lastPrune + PRUNE_EVERY_MS - now));
-      const wait = due !== null && due > now ? Math.min(due - now, poll) : poll;
-      wake = new AbortController();
-      try {
-        await clock.sleep(wait, wake.signal);
-      } catch {
-        // Woken early by kick().
-      }
-      kicked = false;
+  /** One turn: prune, claim what is due, and answer how long to sleep. */
+  async function step(): Promise<number> {
+    let due: number | null = null;
+    const claimedAt = clock.now();
+    try {
+      await pruneIfDue();
+      await dispatchDue(claimedAt);
+      due = await outbox.nextDueAt();
+    } catch (err) {
+      logger.error({ err }, 'webhook dispatcher could not read the outbox');
     }
+    const now = clock.now();
+    const poll = Math.max(0, Math.min(config.pollIntervalMs, lastPrune + PRUNE_EVERY_MS - now));
+    // Due at the claim but not claimed (caps full): a finishing attempt kicks. Due since (time moved during
+    // the reads): look again at once.
+    return due !== null && due > claimedAt ? Math.min(Math.max(0, due - now), poll) : poll;
   }
+  const loop = createWakeLoop(clock, step);
 
   return {
-    start() {
-      const recovered = outbox.recoverInFlight();
+    /** Makes every delivery in flight owed again (this node's last run, or a dead node's), then dispatches.
+     * Call it only when no other dispatcher runs on the outbox (the poller lease). */
+    async start(): Promise<void> {
+      if (running) return;
+      running = true;
+      let recovered: number;
+      try {
+        recovered = await outbox.recoverInFlight();
+      } catch (err) {
+        running = false;
+        throw err;
+      }
       if (recovered > 0)
-        logger.info({ recovered }, 'webhook deliveries in flight at the last stop are owed again');
-      loopDone = loop();
+        logger.info({ recovered }, 'webhook deliveries in flight at takeover are owed again');
+      loop.start();
     },
-    kick,
+    kick: () => loop.kick(),
     outcomes: () => ({ ...outcomes }),
     inFlight: () => inFlight.size,
     /** Stops claiming; waits up to `graceMs` for attempts in flight, and releases the rest as still owed. */
-    async close(graceMs = config.timeoutMs + 1000): Promise<void> {
-      closed = true;
-      kick();
-      await loopDone;
+    async stop(graceMs = config.timeoutMs + 1000): Promise<void> {
+      running = false;
+      await loop.stop();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         queue.onIdle(),
@@ -208,7 +203,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         }),
       ]);
       clearTimeout(timer);
-      if (inFlight.size > 0) outbox.recoverInFlight();
+      if (inFlight.size > 0) await outbox.recoverInFlight([...inFlight]);
     },
   };
 }

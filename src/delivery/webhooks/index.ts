@@ -1,10 +1,12 @@
 /**
- * Webhooks: the entry point. `registerWebhooks` creates the outbox tables in the given database, registers
- * the endpoints API under /v1/webhooks and starts the dispatcher. The event log calls
- * `service.enqueueForEntries` from its onAppend (inside its transaction).
+ * Webhooks: the entry point. `registerWebhooks` opens the outbox on the given store (SQLite: tables in the
+ * event log's database; Redis: keys shared by every node), registers the endpoints API under /v1/webhooks
+ * and, unless told not to, dispatches. With SQLite the event log calls `service.enqueueForEntries` from its
+ * onAppend (inside its transaction); with Redis a feed reader enqueues from the log's feed instead.
  */
 
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Bus } from '../../bus/bus.js';
 import type { Clock } from '../../clock.js';
 import type { LogEntry } from '../../events/envelope.js';
@@ -15,6 +17,9 @@ import { createDispatcher, type Outcome } from './dispatcher.js';
 import { formatBody } from './formatters/index.js';
 import { createHttpSender, type Sender } from './http-sender.js';
 import { createSqliteOutbox, type DeliveryStatus } from './outbox.js';
+import type { Outbox } from './outbox-port.js';
+import { createRedisFeeder, type RedisFeeder } from './redis-feed.js';
+import { createRedisOutbox } from './redis-outbox.js';
 import { webhookRoutes } from './routes.js';
 import {
   createGuardedLookup,
@@ -26,9 +31,16 @@ import {
 
 export type { WebhookConfig } from './config.js';
 export type { Outcome } from './dispatcher.js';
+export type { Outbox } from './outbox-port.js';
+
+/** Where the outbox lives. Redis: the caller's client (never quit), keys under `<prefix>webhooks:`. */
+export type WebhookStore = { kind: 'sqlite'; db: Database } | { kind: 'redis'; redis: Redis; prefix: string };
 
 export interface WebhookDeps {
-  db: Database;
+  store: WebhookStore;
+  /** Start dispatching at once. In multi-node mode pass false and call `setDispatching` as the poller
+   * lease is won and lost. @default true */
+  dispatch?: boolean;
   bus?: Bus;
   clock: Clock;
   /** Wall-clock time for `webhook-timestamp` (see dispatcher.ts). @default systemClock */
@@ -61,17 +73,34 @@ export interface WebhookStats {
 }
 
 export interface WebhookService {
-  /** Synchronous: inserts the deliveries owed for these entries. Call it inside the append's transaction. */
+  /**
+   * SQLite: synchronous, inserts the deliveries owed for these entries; call it inside the append's
+   * transaction. Answers how many. Redis: the log's feed carries events to the outbox, so this only wakes
+   * the feed reader sooner and answers 0.
+   */
   enqueueForEntries(entries: LogEntry[]): number;
-  stats(): WebhookStats;
-  /** Stops taking new work; lets attempts in flight finish (up to the timeout) or releases them as owed. */
+  /**
+   * On: makes every delivery in flight owed again (a dead node's claims included: at least once, same
+   * `webhook-id`), then dispatches (and, on Redis, reads the feed). Off: stops claiming and reading, lets
+   * attempts in flight finish (up to the timeout) and releases the rest as owed. Only one node of a
+   * deployment may dispatch at a time: the one holding the poller lease.
+   */
+  setDispatching(on: boolean): Promise<void>;
+  stats(): Promise<WebhookStats>;
+  /** Stops dispatching (as setDispatching(false)); test and replay requests then answer 503. */
   close(): Promise<void>;
 }
 
 export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps): Promise<WebhookService> {
   const config = resolveWebhookConfig(deps.config);
   const resolve = deps.resolve ?? systemResolver;
-  const outbox = createSqliteOutbox(deps.db, { format: formatBody, now: () => deps.clock.now() });
+  const now = () => deps.clock.now();
+  const { store } = deps;
+  const sqlite =
+    store.kind === 'sqlite' ? createSqliteOutbox(store.db, { format: formatBody, now }) : undefined;
+  const redisOutbox =
+    store.kind === 'redis' ? createRedisOutbox({ redis: store.redis, prefix: store.prefix, now }) : undefined;
+  const outbox = (sqlite ?? redisOutbox) as Outbox;
   const httpSender = deps.send
     ? undefined
     : createHttpSender({
@@ -90,7 +119,20 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
     config,
     send,
     random: deps.random,
+    onAttempt: deps.onAttempt,
   });
+  const feeder: RedisFeeder | undefined =
+    store.kind === 'redis' && redisOutbox
+      ? createRedisFeeder({
+          redis: store.redis,
+          prefix: store.prefix,
+          outbox: redisOutbox,
+          clock: deps.clock,
+          logger,
+          pollIntervalMs: config.pollIntervalMs,
+          onEnqueued: dispatcher.kick,
+        })
+      : undefined;
   let closing = false;
 
   await app.register(
@@ -99,31 +141,54 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
         outbox,
         config,
         resolve,
-        now: () => deps.clock.now(),
+        now,
         kick: dispatcher.kick,
         isClosing: () => closing,
       }),
     { prefix: '/v1/webhooks' },
   );
 
-  // The bus only wakes the dispatcher sooner; the outbox is the source of truth.
+  // New events wake the dispatcher (Redis: the feed reader, which then wakes it) sooner; the outbox (the
+  // feed) is the source of truth.
+  const wake = feeder?.kick ?? dispatcher.kick;
   const unsubscribe = deps.bus?.subscribe((entries) => {
-    if (entries.some((e) => e.kind === 'event')) dispatcher.kick();
+    if (entries.some((e) => e.kind === 'event')) wake();
   });
-  dispatcher.start();
+
+  // One change of dispatching at a time, in call order.
+  let switching: Promise<void> = Promise.resolve();
+  const setDispatching = (on: boolean): Promise<void> => {
+    const next = switching.then(async () => {
+      if (on && !closing) {
+        await dispatcher.start();
+        feeder?.start();
+      } else {
+        await feeder?.stop();
+        await dispatcher.stop();
+      }
+    });
+    switching = next.catch(() => {});
+    return next;
+  };
+  if (deps.dispatch ?? true) await setDispatching(true);
 
   return {
     enqueueForEntries(entries) {
-      const n = outbox.enqueueForEntries(entries);
+      if (!sqlite) {
+        if (entries.some((e) => e.kind === 'event')) wake();
+        return 0;
+      }
+      const n = sqlite.enqueueForEntries(entries);
       // Wake after the surrounding transaction has committed (it is synchronous, so by the next turn).
       if (n > 0) setImmediate(dispatcher.kick);
       return n;
     },
-    stats() {
-      const deliveries = outbox.counts();
+    setDispatching,
+    async stats() {
+      const [deliveries, health] = await Promise.all([outbox.counts(), outbox.endpointHealth()]);
       return {
         pending: deliveries.pending + deliveries.in_flight,
-        ...outbox.endpointHealth(),
+        ...health,
         deliveries,
         inFlight: dispatcher.inFlight(),
         outcomes: dispatcher.outcomes(),
@@ -133,11 +198,13 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
       if (closing) return;
       closing = true;
       unsubscribe?.();
-      await dispatcher.close();
+      await setDispatching(false);
       httpSender?.close();
     },
   };
 }
 
 export { createSqliteOutbox } from './outbox.js';
+export { createRedisFeeder } from './redis-feed.js';
+export { createRedisOutbox } from './redis-outbox.js';
 export { generateSecret, signDelivery } from './signer.js';

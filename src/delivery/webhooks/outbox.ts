@@ -1,14 +1,16 @@
 /**
  * The durable outbox, in the event log's SQLite database. `enqueueForEntries` runs inside the log's append
  * transaction, so an event and its deliveries commit together or not at all; the dispatcher then works
- * only from these tables, which is what makes delivery survive a crash.
+ * only from these tables, which is what makes delivery survive a crash. The storage is synchronous
+ * (better-sqlite3); the `Outbox` port is served by async wrappers around it.
  */
 import type { LogEntry, RaceEvent } from '../../events/envelope.js';
 import type { Database } from '../../store/sqlite/database.js';
 import { migrate } from '../../store/sqlite/migrate.js';
-import { endpointWants } from './endpoint-match.js';
 import { createEndpointStore, type EndpointPatch } from './endpoint-store.js';
+import { planDeliveries } from './enqueue-plan.js';
 import { formatBody } from './formatters/index.js';
+import type { AttemptRecord, ClaimOptions, NextState, Outbox } from './outbox-port.js';
 import {
   type Attempt,
   type BodyFormatter,
@@ -27,10 +29,31 @@ import type { EndpointKind } from './retry-policy.js';
 export type { Attempt, Delivery, DeliveryStatus, Endpoint, EndpointWithSecrets } from './outbox-rows.js';
 export { newEndpointId, publicEndpoint, RESPONSE_BODY_LIMIT } from './outbox-rows.js';
 
-export function createSqliteOutbox(
-  db: Database,
-  options: { format?: BodyFormatter; now?: () => number } = {},
-) {
+export interface SqliteOutbox extends Outbox {
+  /** Synchronous, for the event log's onAppend (inside its transaction): one delivery per matching enabled
+   * endpoint and event. Answers how many. */
+  enqueueForEntries(entries: LogEntry[]): number;
+}
+
+export interface OutboxOptions {
+  /** @default formatBody */
+  format?: BodyFormatter;
+  /** Time of created/updated stamps. @default Date.now */
+  now?: () => number;
+}
+
+type Async<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
+};
+
+/** The same methods, answering promises (a throw becomes a rejection). */
+function asyncFacade<T extends Record<string, (...args: never[]) => unknown>>(sync: T): Async<T> {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(sync)) out[name] = async (...args: never[]) => fn(...args);
+  return out as Async<T>;
+}
+
+export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): SqliteOutbox {
   const opts = { format: options.format ?? formatBody, now: options.now ?? Date.now };
   migrate(db, 'webhooks', OUTBOX_MIGRATIONS);
   const endpoints = createEndpointStore(db, opts.now);
@@ -70,8 +93,13 @@ export function createSqliteOutbox(
     recoverInFlight: db.prepare(
       `UPDATE webhook_deliveries SET status = 'pending' WHERE status = 'in_flight'`,
     ),
+    recoverOne: db.prepare(
+      `UPDATE webhook_deliveries SET status = 'pending' WHERE status = 'in_flight' AND id = ?`,
+    ),
+    // Only while it is still the caller's claim (see the port's contract).
     finish: db.prepare(`UPDATE webhook_deliveries SET status = @status, attempts = attempts + 1,
-      next_attempt_at = @next, updated_at = @now, last_status_code = @code, last_error = @error WHERE id = @id`),
+      next_attempt_at = @next, updated_at = @now, last_status_code = @code, last_error = @error
+      WHERE id = @id AND status = 'in_flight' AND attempts = @attempts`),
     insertAttempt:
       db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt_no, at, status_code, latency_ms,
       error, response_body, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -157,27 +185,15 @@ export function createSqliteOutbox(
     return delivery(id);
   };
 
-  return {
-    /** Synchronous, for the event log's onAppend (inside its transaction): one delivery per matching
-     * enabled endpoint and event. */
-    enqueueForEntries(entries: LogEntry[]): number {
-      const events = entries.flatMap((e) => (e.kind === 'event' ? [e.event] : []));
-      if (events.length === 0) return 0;
-      const enabled = endpoints.enabledEndpoints();
-      const now = opts.now();
-      let n = 0;
-      for (const event of events) {
-        for (const ep of enabled) {
-          if (!endpointWants(ep.eventTypes, ep.filters, event)) continue;
-          const body = opts.format(ep.kind, event);
-          if (body === undefined) continue;
-          insertDelivery(ep.id, event, body, now, null);
-          n++;
-        }
-      }
-      return n;
-    },
+  const enqueueForEntries = (entries: LogEntry[]): number => {
+    if (!entries.some((e) => e.kind === 'event')) return 0;
+    const planned = planDeliveries(entries, endpoints.enabledEndpoints(), opts.format);
+    const now = opts.now();
+    for (const p of planned) insertDelivery(p.endpointId, p.event, p.body, now, null);
+    return planned.length;
+  };
 
+  const sync = {
     /** Enqueues one event for one endpoint regardless of its filters (test events). */
     enqueueOne(endpointId: string, event: RaceEvent): Delivery | undefined {
       const ep = endpoint(endpointId);
@@ -222,7 +238,7 @@ export function createSqliteOutbox(
      * Claims due deliveries and marks them in flight: at most `limit`, at most `perEndpoint` in flight per
      * endpoint (so one slow or dead endpoint cannot take every slot), one at a time per chat endpoint.
      */
-    claimDue(now: number, limit: number, o: { chatMinIntervalMs: number; perEndpoint: number }): Delivery[] {
+    claimDue(now: number, limit: number, o: ClaimOptions): Delivery[] {
       return db.transaction(() => {
         const busy = new Map<string, number>();
         for (const r of s.inFlightByEndpoint.all() as { endpoint_id: string; n: number }[])
@@ -249,18 +265,7 @@ export function createSqliteOutbox(
     body: (id: number): string | undefined => (s.body.get(id) as { body: string } | undefined)?.body,
 
     /** Records an attempt and the delivery's new state in one transaction. */
-    recordAttempt(
-      d: Delivery,
-      a: {
-        at: number;
-        statusCode?: number;
-        latencyMs: number;
-        error?: string;
-        responseBody: string;
-        outcome: string;
-      },
-      next: { status: DeliveryStatus; nextAttemptAt: number },
-    ) {
+    recordAttempt(d: Delivery, a: AttemptRecord, next: NextState) {
       db.transaction(() => {
         s.insertAttempt.run(
           d.id,
@@ -272,23 +277,27 @@ export function createSqliteOutbox(
           a.responseBody.slice(0, RESPONSE_BODY_LIMIT),
           a.outcome,
         );
-        s.finish.run({
+        const changed = s.finish.run({
           id: d.id,
+          attempts: d.attempts,
           status: next.status,
           next: next.nextAttemptAt,
           now: a.at,
           code: a.statusCode ?? null,
           error: a.error ?? null,
-        });
+        }).changes;
+        if (changed === 0) return;
         if (next.status === 'delivered' || next.status === 'failed') advanceChain(d.endpointId, d.stream);
         else s.refreshChain.run(d.endpointId, d.stream);
       })();
     },
 
     /** After a crash: attempts that were in flight are owed again (at least once). */
-    recoverInFlight(): number {
+    recoverInFlight(ids?: readonly number[]): number {
       return db.transaction(() => {
-        const n = s.recoverInFlight.run().changes;
+        const n = ids
+          ? ids.reduce((sum, id) => sum + s.recoverOne.run(id).changes, 0)
+          : s.recoverInFlight.run().changes;
         s.refreshAllChains.run();
         return n;
       })();
@@ -345,6 +354,6 @@ export function createSqliteOutbox(
 
     nextDueAt: (): number | null => (s.nextDue.get() as { at: number | null }).at,
   };
+  const outbox: Outbox = asyncFacade(sync);
+  return { ...outbox, enqueueForEntries };
 }
-
-export type SqliteOutbox = ReturnType<typeof createSqliteOutbox>;

@@ -24,13 +24,13 @@ import { attemptToView, deliveryToView, endpointToView } from './api-views.js';
 import type { ResolvedWebhookConfig } from './config.js';
 import { WebhookError } from './errors.js';
 import { CHAT_ALERT_TYPES } from './formatters/event-facts.js';
-import type { SqliteOutbox } from './outbox.js';
-import { newEndpointId } from './outbox.js';
+import type { Outbox } from './outbox-port.js';
+import { newEndpointId } from './outbox-rows.js';
 import { generateSecret } from './signer.js';
 import { checkWebhookUrl, type Resolver } from './ssrf.js';
 
 export interface RoutesDeps {
-  outbox: SqliteOutbox;
+  outbox: Outbox;
   config: ResolvedWebhookConfig;
   resolve: Resolver;
   now: () => number;
@@ -45,13 +45,13 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
   const { outbox, config } = deps;
   installApiGuard(app, config);
 
-  const mustEndpoint = (id: string) => {
-    const e = outbox.endpoint(id);
+  const mustEndpoint = async (id: string) => {
+    const e = await outbox.endpoint(id);
     if (!e) throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${id}`);
     return e;
   };
-  const mustDelivery = (id: number) => {
-    const d = outbox.delivery(id);
+  const mustDelivery = async (id: number) => {
+    const d = await outbox.delivery(id);
     if (!d) throw new WebhookError('RW_WEBHOOK_DELIVERY_NOT_FOUND', `no delivery ${id}`);
     return d;
   };
@@ -80,7 +80,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
       const body = req.body as z.output<typeof createBody>;
       const url = await checkUrl(body.url);
       const secret = generateSecret();
-      const created = outbox.createEndpoint({
+      const created = await outbox.createEndpoint({
         id: newEndpointId(),
         url,
         kind: body.kind,
@@ -103,7 +103,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
         response: { 200: jsonSchema(z.object({ endpoints: z.array(endpointView) }), 'output') },
       },
     },
-    async () => ({ endpoints: outbox.listEndpoints().map((e) => endpointToView(e, deps.now())) }),
+    async () => ({ endpoints: (await outbox.listEndpoints()).map((e) => endpointToView(e, deps.now())) }),
   );
 
   app.get(
@@ -116,7 +116,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
         response: { 200: endpointOut, ...errors },
       },
     },
-    async (req) => endpointToView(mustEndpoint((req.params as { id: string }).id), deps.now()),
+    async (req) => endpointToView(await mustEndpoint((req.params as { id: string }).id), deps.now()),
   );
 
   app.patch(
@@ -133,9 +133,9 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     async (req) => {
       const { id } = req.params as { id: string };
       const body = req.body as z.output<typeof updateBody>;
-      mustEndpoint(id);
+      await mustEndpoint(id);
       const patch = { ...body, url: body.url === undefined ? undefined : await checkUrl(body.url) };
-      const updated = outbox.updateEndpoint(id, patch);
+      const updated = await outbox.updateEndpoint(id, patch);
       if (!updated) throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${id}`);
       if (body.enabled) deps.kick();
       return endpointToView(updated, deps.now());
@@ -154,7 +154,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     },
     async (req, reply) => {
       const { id } = req.params as { id: string };
-      if (!outbox.deleteEndpoint(id))
+      if (!(await outbox.deleteEndpoint(id)))
         throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${id}`);
       return reply.code(204).send();
     },
@@ -175,9 +175,9 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     },
     async (req) => {
       const { id } = req.params as { id: string };
-      mustEndpoint(id);
+      await mustEndpoint(id);
       const secret = generateSecret();
-      const updated = outbox.rotateSecret(id, secret, config.rotationOverlapMs);
+      const updated = await outbox.rotateSecret(id, secret, config.rotationOverlapMs);
       if (!updated) throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${id}`);
       return { endpoint: endpointToView(updated, deps.now()), secret };
     },
@@ -195,7 +195,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     },
     async (req, reply) => {
       notClosing();
-      const ep = mustEndpoint((req.params as { id: string }).id);
+      const ep = await mustEndpoint((req.params as { id: string }).id);
       const now = deps.now();
       const event: RaceEvent = {
         id: `test:${randomUUID()}`,
@@ -206,7 +206,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
         meetingId: 'test',
         data: { message: 'racewire test event' },
       };
-      const delivery = outbox.enqueueOne(ep.id, event);
+      const delivery = await outbox.enqueueOne(ep.id, event);
       if (!delivery) throw new WebhookError('RW_WEBHOOK_INTERNAL', 'the test event could not be formatted');
       deps.kick();
       return reply.code(202).send({ delivery: deliveryToView(delivery) });
@@ -226,13 +226,14 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     },
     async (req) => {
       const { id } = req.params as { id: string };
-      mustEndpoint(id);
+      await mustEndpoint(id);
       const q = req.query as z.output<typeof deliveriesQuery>;
-      return {
-        deliveries: outbox
-          .listDeliveries(id, { status: q.status, limit: q.limit, beforeId: q.before })
-          .map(deliveryToView),
-      };
+      const deliveries = await outbox.listDeliveries(id, {
+        status: q.status,
+        limit: q.limit,
+        beforeId: q.before,
+      });
+      return { deliveries: deliveries.map(deliveryToView) };
     },
   );
 
@@ -250,9 +251,9 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     async (req, reply) => {
       notClosing();
       const { id } = req.params as { id: string };
-      mustEndpoint(id);
+      await mustEndpoint(id);
       const { from, to } = req.body as z.output<typeof replayRangeBody>;
-      const replayed = outbox.replayRange(id, Date.parse(from), Date.parse(to));
+      const replayed = await outbox.replayRange(id, Date.parse(from), Date.parse(to));
       deps.kick();
       return reply.code(202).send({ replayed });
     },
@@ -272,8 +273,8 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
       },
     },
     async (req) => {
-      const d = mustDelivery((req.params as { deliveryId: number }).deliveryId);
-      return { delivery: deliveryToView(d), attempts: outbox.attempts(d.id).map(attemptToView) };
+      const d = await mustDelivery((req.params as { deliveryId: number }).deliveryId);
+      return { delivery: deliveryToView(d), attempts: (await outbox.attempts(d.id)).map(attemptToView) };
     },
   );
 
@@ -289,8 +290,8 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     },
     async (req, reply) => {
       notClosing();
-      const d = mustDelivery((req.params as { deliveryId: number }).deliveryId);
-      const replay = outbox.replay(d.id);
+      const d = await mustDelivery((req.params as { deliveryId: number }).deliveryId);
+      const replay = await outbox.replay(d.id);
       if (!replay) throw new WebhookError('RW_WEBHOOK_DELIVERY_NOT_FOUND', `no delivery ${d.id}`);
       deps.kick();
       return reply.code(202).send({ delivery: deliveryToView(replay) });

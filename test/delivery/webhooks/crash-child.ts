@@ -17,7 +17,7 @@ const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance;
 let service: WebhookService | undefined;
 const log = createSqliteEventLog({ db, onAppend: (entries) => service?.enqueueForEntries(entries) });
 service = await registerWebhooks(app, {
-  db,
+  store: { kind: 'sqlite', db },
   clock: systemClock,
   logger,
   config: { allowedHosts: ['127.0.0.1'], concurrency: 4, timeoutMs: 2000 },

@@ -93,9 +93,13 @@ export function eventEntry(
 }
 
 /** Awaits a condition that real I/O will make true, without sleeping a fixed time. */
-export async function until(cond: () => boolean, what = 'condition', timeoutMs = 5000): Promise<void> {
+export async function until(
+  cond: () => boolean | Promise<boolean>,
+  what = 'condition',
+  timeoutMs = 5000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }

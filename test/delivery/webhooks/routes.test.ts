@@ -18,7 +18,7 @@ async function setup(adminToken?: string, useBuildApp = false) {
   const clock = createManualClock(Date.parse('2026-11-22T10:00:00Z'));
   // An offline receiver: these tests are about the API; retries wait on the manual clock.
   const service = await registerWebhooks(app, {
-    db,
+    store: { kind: 'sqlite', db },
     clock,
     logger: silentLogger,
     config: { adminToken },

@@ -1,0 +1,94 @@
+/**
+ * The outbox port: what the endpoints API and the dispatcher need from durable storage, implemented by the
+ * SQLite outbox (one node, fed inside the event log's transaction) and the Redis outbox (several nodes, fed
+ * from the shared log's feed). Async so that a networked store fits; the contract suite
+ * (test/delivery/webhooks/outbox.contract.ts) runs against both.
+ *
+ * Contract, whatever the backend:
+ * - Every state change is atomic: a crash never leaves a delivery half claimed, half recorded or half
+ *   inserted (a chain, a count or an index out of step with the delivery).
+ * - Delivery ids are positive integers, increasing in insertion order.
+ * - Owed deliveries (pending or in flight) to one endpoint for one stream form a chain sent in id order:
+ *   only its head can be due or in flight. A head is due at max(nextAttemptAt, the endpoint's pause) while
+ *   its endpoint is enabled; a disabled endpoint's deliveries stay pending.
+ * - `claimDue` respects the per-endpoint cap (one for chat endpoints) counting every delivery in flight,
+ *   whoever claimed it, and paces chat endpoints by pausing them for `chatMinIntervalMs` per claim.
+ * - `recordAttempt` always logs the attempt, but changes the delivery only while it is still the claim the
+ *   caller made (in flight, same attempt count): a late result from a node whose claim was recovered by
+ *   another does not undo what that node recorded.
+ * - A body is stored once, at enqueue; replays copy it (new delivery, same event id, `replayOf` set).
+ * - Owed deliveries are never pruned.
+ */
+import type { RaceEvent } from '../../events/envelope.js';
+import type { EndpointPatch, NewEndpoint } from './endpoint-store.js';
+import type { Attempt, Delivery, DeliveryStatus, EndpointWithSecrets } from './outbox-rows.js';
+
+export interface AttemptRecord {
+  at: number;
+  statusCode?: number;
+  latencyMs: number;
+  error?: string;
+  /** Truncated to RESPONSE_BODY_LIMIT when stored. */
+  responseBody: string;
+  outcome: string;
+}
+
+export interface NextState {
+  status: DeliveryStatus;
+  nextAttemptAt: number;
+}
+
+export interface ClaimOptions {
+  chatMinIntervalMs: number;
+  /** In-flight cap per standard endpoint. */
+  perEndpoint: number;
+}
+
+export interface Outbox {
+  endpoint(id: string): Promise<EndpointWithSecrets | undefined>;
+  /** Ordered by creation time, then id. */
+  listEndpoints(): Promise<EndpointWithSecrets[]>;
+  createEndpoint(e: NewEndpoint): Promise<EndpointWithSecrets>;
+  /** Re-enabling clears the reason, the failure clock and any pause, and makes held deliveries due now. */
+  updateEndpoint(id: string, patch: EndpointPatch): Promise<EndpointWithSecrets | undefined>;
+  /** Removes the endpoint with its deliveries and attempts; false when there was none. */
+  deleteEndpoint(id: string): Promise<boolean>;
+  /** The current secret becomes the previous one, signing beside the new one for `overlapMs`. */
+  rotateSecret(id: string, secret: string, overlapMs: number): Promise<EndpointWithSecrets | undefined>;
+  /** What the endpoint is owed stays pending for when it is re-enabled. */
+  disableEndpoint(id: string, reason: string): Promise<void>;
+  /** Nothing is sent to the endpoint before `until` (rate limits, chat pacing). */
+  pauseEndpoint(id: string, until: number): Promise<void>;
+  /** A failure starts the endpoint's failure clock (if not running), a success stops it; answers its start. */
+  markEndpointHealth(id: string, failed: boolean, at: number): Promise<number | null>;
+  endpointHealth(): Promise<{ failing: number; disabled: number }>;
+
+  /** One event for one endpoint regardless of its filters (test events); undefined when the endpoint is
+   * unknown or its kind sends nothing for the event. */
+  enqueueOne(endpointId: string, event: RaceEvent): Promise<Delivery | undefined>;
+  /** Marks up to `limit` due chain heads in flight (see the contract above) and answers them. */
+  claimDue(now: number, limit: number, o: ClaimOptions): Promise<Delivery[]>;
+  body(id: number): Promise<string | undefined>;
+  /** Logs an attempt and moves the delivery to `next`; a finished head hands its chain to the next one. */
+  recordAttempt(d: Delivery, a: AttemptRecord, next: NextState): Promise<void>;
+  /** Makes deliveries in flight owed again (after a crash or a takeover): all of them, or only `ids` (a
+   * dispatcher releasing its own at stop). Answers how many. */
+  recoverInFlight(ids?: readonly number[]): Promise<number>;
+
+  delivery(id: number): Promise<Delivery | undefined>;
+  /** Newest first; `beforeId` pages. */
+  listDeliveries(
+    endpointId: string,
+    q: { status?: DeliveryStatus; limit: number; beforeId?: number },
+  ): Promise<Delivery[]>;
+  attempts(deliveryId: number): Promise<Attempt[]>;
+  /** A new delivery with the same event id and bytes; the original keeps its history. */
+  replay(deliveryId: number): Promise<Delivery | undefined>;
+  /** Replays every original (not itself a replay) delivery of the endpoint created in [from, to]. */
+  replayRange(endpointId: string, from: number, to: number): Promise<number>;
+  /** Forgets delivered and failed deliveries (and their attempts) last updated before `before`. */
+  prune(before: number): Promise<number>;
+  counts(): Promise<Record<DeliveryStatus, number>>;
+  /** When the earliest chain head is due, or null when nothing is. */
+  nextDueAt(): Promise<number | null>;
+}
