@@ -28,9 +28,9 @@ const PHASES: ReadonlyArray<{ until: number; weight: number; minIntervalMs: numb
 
 /** Once Final (or Abandoned), a race is fetched until dividends are Final and confirmed, at most this long. */
 export const SETTLE_TIMEOUT_MS = 30 * MINUTE;
-/** A subscribed race counts this much more, and is fetched at least this often. */
+/** A subscribed race counts this much more, and is fetched at least this often (the scheduler's rule). */
 const SUBSCRIBED_BOOST = 2;
-const SUBSCRIBED_MAX_INTERVAL_MS = 10 * SECOND;
+export const SUBSCRIBED_MAX_INTERVAL_MS = 10 * SECOND;
 /** After failures, a race waits longer (capped), so a broken race cannot eat the budget. */
 const FAILURE_BACKOFF_CAP_MS = 5 * MINUTE;
 

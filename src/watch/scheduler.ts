@@ -6,9 +6,11 @@
  * (time since its last fetch x its weight). When demand exceeds the budget this gives each race a share of
  * the requests proportional to its weight, so intervals stretch by priority; when it does not, minimum
  * intervals keep the spare budget unspent. A race discovery marked dirty, or a subscribed race with no
- * document yet, goes first; discovery itself goes first of all when it is due.
+ * document yet, goes first; discovery itself goes first of all when it is due. A subscribed race not fetched
+ * for SUBSCRIBED_MAX_INTERVAL_MS comes next, before every routine pick: someone is watching it, and under a
+ * saturated budget weights alone would leave a race an hour out unfetched for minutes.
  */
-import { pollPolicy } from './poll-policy.js';
+import { pollPolicy, SUBSCRIBED_MAX_INTERVAL_MS } from './poll-policy.js';
 import type { RaceWatch } from './race-watch.js';
 
 export type Pick =
@@ -31,6 +33,8 @@ export interface SchedulerInput {
 
 /** Weighted staleness given to a race never fetched: as if fetched this long before discovery. */
 const NEVER_FETCHED_AGE_MS = 60_000;
+/** Added to an overdue subscribed race's score: above any routine score, below urgent (infinite). */
+const OVERDUE_SCORE = 1e15;
 
 export function pickNext(input: SchedulerInput): Pick {
   const { now } = input;
@@ -51,7 +55,10 @@ export function pickNext(input: SchedulerInput): Pick {
       nextDue = Math.min(nextDue, dueAt);
       continue;
     }
-    const score = urgent ? Number.POSITIVE_INFINITY : (now - last) * policy.weight;
+    const overdue = subscribers > 0 && now - last >= SUBSCRIBED_MAX_INTERVAL_MS;
+    const score = urgent
+      ? Number.POSITIVE_INFINITY
+      : (overdue ? OVERDUE_SCORE : 0) + (now - last) * policy.weight;
     // Ties (several dirty races, say) go to the race that jumps first.
     if (!best || score > best.score || (score === best.score && race.startTime < best.race.startTime)) {
       best = { race, score, weight: policy.weight, urgent };

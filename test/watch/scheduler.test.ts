@@ -117,6 +117,26 @@ describe('pickNext', () => {
     expect(pickNext(input(races, from))).toMatchObject({ kind: 'race', raceId: b!.raceId, weight: 8 });
   });
 
+  it('fetches a subscribed race an hour out once it is 10 s old, ahead of a staler near-jump race', () => {
+    const [a, b] = [...base.values()];
+    const near = { ...a!, startTime: from + 5 * MIN, lastFetchAt: from - 60_000 };
+    const subscribed = { ...b!, startTime: from + 50 * MIN };
+    const subscribers = new Map([[b!.raceId, 1]]);
+    const at = (lastFetchAt: number) =>
+      pickNext({
+        ...input(
+          new Map([
+            [a!.raceId, near],
+            [b!.raceId, { ...subscribed, lastFetchAt }],
+          ]),
+          from,
+        ),
+        subscribers,
+      });
+    expect(at(from - 9_999)).toMatchObject({ kind: 'race', raceId: a!.raceId });
+    expect(at(from - 10_000)).toMatchObject({ kind: 'race', raceId: b!.raceId, urgent: false });
+  });
+
   it('raises a subscribed race above an unsubscribed one in the same phase', () => {
     const [a, b] = [...base.values()];
     const races = new Map([
