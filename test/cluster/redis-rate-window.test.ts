@@ -24,8 +24,8 @@ if (!url) {
     it('admits up to the limit, then says exactly when the oldest start leaves the window', async () => {
       const clock = createManualClock(1_000_000);
       const key = nextKey();
-      const a = createRedisRateWindow({ redis, key, maxPerMinute: 3, clock });
-      const b = createRedisRateWindow({ redis, key, maxPerMinute: 3, clock });
+      const a = createRedisRateWindow({ redis, key, maxPerMinute: 3, clock, marginMs: 0 });
+      const b = createRedisRateWindow({ redis, key, maxPerMinute: 3, clock, marginMs: 0 });
       expect(await a.tryAcquire()).toEqual({ admitted: true });
       await clock.advance(10_000);
       expect(await b.tryAcquire()).toEqual({ admitted: true });
@@ -37,32 +37,44 @@ if (!url) {
       expect(await b.tryAcquire()).toEqual({ admitted: true });
     });
 
-    it('never lets two windows on one key admit more than maxPerMinute in any 60 s, and refuses only when full', async () => {
+    it('holds each start a margin past 60 s (1 s by default) before giving its slot again', async () => {
+      const clock = createManualClock(0);
+      const window = createRedisRateWindow({ redis, key: nextKey(), maxPerMinute: 1, clock });
+      expect(await window.tryAcquire()).toEqual({ admitted: true });
+      await clock.advance(60_000);
+      expect(await window.tryAcquire()).toEqual({ admitted: false, retryInMs: 1_000 });
+      await clock.advance(1_000);
+      expect(await window.tryAcquire()).toEqual({ admitted: true });
+    });
+
+    it('never lets two windows on one key admit more than maxPerMinute in any 60 s + margin, and refuses only when full', async () => {
       await fc.assert(
         fc.asyncProperty(
+          fc.integer({ min: 0, max: 2_000 }),
           fc.integer({ min: 1, max: 6 }),
           fc.array(fc.tuple(fc.integer({ min: 0, max: 25_000 }), fc.boolean()), {
             minLength: 1,
             maxLength: 60,
           }),
-          async (max, steps) => {
+          async (marginMs, max, steps) => {
             const clock = createManualClock(5_000_000);
             const key = nextKey();
+            const hold = 60_000 + marginMs;
             const windows = [true, false].map(() =>
-              createRedisRateWindow({ redis, key, maxPerMinute: max, clock }),
+              createRedisRateWindow({ redis, key, maxPerMinute: max, clock, marginMs }),
             );
             const admitted: number[] = [];
             for (const [gap, first] of steps) {
               await clock.advance(gap);
               const now = clock.now();
-              const inWindow = admitted.filter((t) => t > now - 60_000);
+              const inWindow = admitted.filter((t) => t > now - hold);
               const answer = await windows[first ? 0 : 1]!.tryAcquire();
               if (inWindow.length < max) expect(answer).toEqual({ admitted: true });
-              else expect(answer).toEqual({ admitted: false, retryInMs: inWindow[0]! + 60_000 - now });
+              else expect(answer).toEqual({ admitted: false, retryInMs: inWindow[0]! + hold - now });
               if (answer.admitted) admitted.push(now);
             }
             for (const t of admitted) {
-              expect(admitted.filter((u) => u >= t && u < t + 60_000).length).toBeLessThanOrEqual(max);
+              expect(admitted.filter((u) => u >= t && u < t + hold).length).toBeLessThanOrEqual(max);
             }
             await redis.del(key);
           },
@@ -73,7 +85,7 @@ if (!url) {
 
     it('makes acquire wait on the clock until a slot frees', async () => {
       const clock = createManualClock(0);
-      const window = createRedisRateWindow({ redis, key: nextKey(), maxPerMinute: 1, clock });
+      const window = createRedisRateWindow({ redis, key: nextKey(), maxPerMinute: 1, clock, marginMs: 0 });
       await window.acquire();
       let done = false;
       const waiting = window.acquire().then(() => {
