@@ -3,8 +3,9 @@
  * poller -> delivery -> HTTP. `main.ts` calls it and handles signals; tests call it in-process.
  */
 import type { FastifyInstance } from 'fastify';
-import { createMemoryBus } from './bus/bus.js';
+import { type Bus, createMemoryBus } from './bus/bus.js';
 import { type Clock, createScaledClock, systemClock } from './clock.js';
+import { type ClusterNode, startClusterNode } from './cluster/cluster-node.js';
 import { type Config, parseApiKeys } from './config.js';
 import { registerSseEndpoint, type SseEndpoint } from './delivery/sse/endpoint.js';
 import { registerWebhooks, type WebhookService } from './delivery/webhooks/index.js';
@@ -18,14 +19,13 @@ import { createMetrics, registerMetricsRoute } from './http/metrics.js';
 import { type OpsSummary, registerRaceRoutes } from './http/race-routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { createSimulator, type Simulator } from './simulator/index.js';
-import { createEventLog, type Database, databasePath, openDatabase } from './store/index.js';
+import { createEventLog, type Database, databasePath, type EventLog, openDatabase } from './store/index.js';
 import { createRacingClient } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
-import { createMeetingPipeline } from './watch/meeting-pipeline.js';
 import { pollPolicy } from './watch/poll-policy.js';
-import { createPoller } from './watch/poller.js';
+import type { RaceView } from './watch/poller.js';
+import { createPollingRole } from './watch/polling-role.js';
 import { createRaceCatalog } from './watch/race-catalog.js';
-import { createRacePipeline } from './watch/race-pipeline.js';
 
 export interface Racewire {
   app: FastifyInstance;
@@ -33,6 +33,8 @@ export interface Racewire {
   url: string;
   simulator?: Simulator;
   clock: Clock;
+  /** STORE=redis: this node of the deployment. */
+  cluster?: ClusterNode;
   stop(): Promise<void>;
 }
 
@@ -62,21 +64,53 @@ export async function startRacewire(opts: {
     baseUrl = await simulator.listen({ port: 0, host: '127.0.0.1' });
   }
 
-  const metrics = createMetrics();
-  const bus = createMemoryBus((err) => logger.error({ err }, 'bus listener failed'));
-  const db: Database | undefined =
-    config.STORE === 'sqlite' ? openDatabase(databasePath(config.DATA_DIR)) : undefined;
-  // The webhook outbox writes its deliveries inside the append's transaction; it is created after the log,
+  let gateway: WebSocketGateway | undefined;
+  let sse: SseEndpoint | undefined;
+  // WebSocket and SSE subscribers both raise their races' priority.
+  const localSubscribers = () =>
+    sse?.subscriberCounts(new Map(gateway?.subscriberCounts() ?? [])) ?? new Map<string, number>();
+
+  // The store: one node (memory bus, SQLite or memory log) or a node of a Redis deployment.
+  let cluster: ClusterNode | undefined;
+  let db: Database | undefined;
+  let log: EventLog;
+  let bus: Bus;
+  // The SQLite outbox writes its deliveries inside the append's transaction; it is created after the log,
   // so the hook is bound late.
   let enqueueDeliveries: (entries: LogEntry[]) => void = () => {};
-  const log = createEventLog(config.STORE, {
-    window: config.EVENT_LOG_WINDOW,
-    dataDir: config.DATA_DIR,
-    db,
-    onAppend: (entries) => enqueueDeliveries(entries),
-  });
+  if (config.STORE === 'redis') {
+    cluster = await startClusterNode({
+      url: config.REDIS_URL!,
+      prefix: config.REDIS_PREFIX,
+      nodeId: config.NODE_ID,
+      clock,
+      logger: logger.child({ component: 'cluster' }),
+      leaseTtlMs: config.LEASE_TTL_MS,
+      window: config.EVENT_LOG_WINDOW,
+      maxPerMinute: config.RACING_API_MAX_RPM,
+      localSubscribers,
+      freshness: () => freshness(role.poller()),
+    });
+    log = cluster.log;
+    bus = cluster.bus;
+  } else {
+    bus = createMemoryBus((err) => logger.error({ err }, 'bus listener failed'));
+    db = config.STORE === 'sqlite' ? openDatabase(databasePath(config.DATA_DIR)) : undefined;
+    log = createEventLog(config.STORE, {
+      window: config.EVENT_LOG_WINDOW,
+      dataDir: config.DATA_DIR,
+      db,
+      onAppend: (entries) => enqueueDeliveries(entries),
+    });
+  }
+  const metrics = createMetrics(cluster?.nodeId);
 
-  const limiter = createRateLimiter({ maxPerMinute: config.RACING_API_MAX_RPM, clock });
+  const limiter = createRateLimiter({
+    maxPerMinute: config.RACING_API_MAX_RPM,
+    clock,
+    sharedWindow: cluster?.rateWindow,
+    logger: logger.child({ component: 'limiter' }),
+  });
   const client = createRacingClient({
     baseUrl: baseUrl!,
     limiter,
@@ -95,29 +129,29 @@ export async function startRacewire(opts: {
     },
   });
 
-  const racePipeline = createRacePipeline({
+  const role = createPollingRole({
+    source: client,
     log,
     bus,
     clock,
-    logger: logger.child({ component: 'pipeline' }),
-  });
-  const meetingPipeline = createMeetingPipeline({ log, bus, clock });
-  let gateway: WebSocketGateway | undefined;
-  let sse: SseEndpoint | undefined;
-  const poller = createPoller({
-    source: client,
-    clock,
-    logger: logger.child({ component: 'poller' }),
-    onEvent: async (raceId, payload) => {
-      const outcome = await racePipeline.process(raceId, payload);
-      if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
-      return outcome;
-    },
-    onMeetings: (meetings) => meetingPipeline.process(meetings),
-    // WebSocket and SSE subscribers both raise their races' priority.
-    subscribers: () => sse?.subscriberCounts(new Map(gateway?.subscriberCounts() ?? [])) ?? new Map(),
+    logger,
+    subscribers: () => cluster?.subscribers() ?? localSubscribers(),
     discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
+    onOutcome: (outcome) => {
+      if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
+    },
   });
+  // What this node shows of the day: its own poller once it has discovered, else the leader's, shared.
+  const noRaces: RaceView = {
+    races: () => new Map(),
+    staleness: () => undefined,
+    lastDiscoveryAt: () => undefined,
+  };
+  const view = (): RaceView => {
+    const poller = role.poller();
+    if (poller && (poller.lastDiscoveryAt() !== undefined || !cluster)) return poller;
+    return cluster?.view ?? noRaces;
+  };
   bus.subscribe((entries) => {
     for (const entry of entries) {
       if (entry.kind === 'event') metrics.events.inc({ type: entry.event.type });
@@ -128,7 +162,7 @@ export async function startRacewire(opts: {
   });
 
   const app = await buildApp({ logger });
-  const catalog = createRaceCatalog(poller);
+  const catalog = createRaceCatalog(view);
   const auth = { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) };
   gateway = await registerWebSocketGateway(app, {
     log,
@@ -147,10 +181,13 @@ export async function startRacewire(opts: {
     auth,
   });
   // With the memory store, webhook endpoints and deliveries live in an in-memory SQLite database: the same
-  // code, as durable as the memory event log (not at all).
-  const webhookDb = db ?? openDatabase(':memory:');
+  // code, as durable as the memory event log (not at all). With Redis, only the leader dispatches.
+  const webhookDb = cluster ? undefined : (db ?? openDatabase(':memory:'));
   const webhooks: WebhookService = await registerWebhooks(app, {
-    db: webhookDb,
+    store: cluster
+      ? { kind: 'redis', redis: cluster.redis, prefix: config.REDIS_PREFIX }
+      : { kind: 'sqlite', db: webhookDb! },
+    dispatch: !cluster,
     bus,
     clock,
     logger: logger.child({ component: 'webhooks' }),
@@ -162,13 +199,14 @@ export async function startRacewire(opts: {
   });
   enqueueDeliveries = (entries) => webhooks.enqueueForEntries(entries);
 
-  const ops = (): OpsSummary => {
+  const ops = async (): Promise<OpsSummary> => {
     const budget = limiter.stats();
+    const races = view().races();
     // Settled means the scheduler will not fetch it again: the scheduler's own rule, not a second one.
     let settled = 0;
-    for (const race of poller.races().values()) if (!pollPolicy(race, clock.now(), 0)) settled++;
+    for (const race of races.values()) if (!pollPolicy(race, clock.now(), 0)) settled++;
     const ws = gateway?.stats();
-    const hooks = webhooks.stats();
+    const hooks = await webhooks.stats();
     return {
       time: clock.now(),
       clockSpeed: clock.speed ?? 1,
@@ -178,30 +216,38 @@ export async function startRacewire(opts: {
         left: budget.left,
         queued: budget.queued,
       },
-      races: { watched: poller.races().size - settled, settled },
+      races: { watched: races.size - settled, settled },
       ws: {
         connections: ws?.connections ?? 0,
         subscribers: [...(gateway?.subscriberCounts().values() ?? [])].reduce((a, b) => a + b, 0),
         slowDisconnects: ws?.slowDisconnects ?? 0,
       },
       webhooks: { pending: hooks.pending, failing: hooks.failing },
+      ...(cluster
+        ? { cluster: { node: cluster.nodeId, leader: cluster.isLeader(), redisUp: cluster.redisUp() } }
+        : {}),
     };
   };
   metrics.sources.budget = () => limiter.stats();
   metrics.sources.staleness = function* () {
-    for (const race of poller.races().values()) {
-      const ms = poller.staleness(race.raceId);
+    const current = view();
+    for (const race of current.races().values()) {
+      const ms = current.staleness(race.raceId);
       if (ms !== undefined && race.finishedAt === undefined) yield { raceId: race.raceId, ms };
     }
   };
   metrics.sources.webSocketConnections = () => gateway?.stats().connections ?? 0;
-  metrics.sources.outboxDepth = () => webhooks.stats().pending;
+  metrics.sources.outboxDepth = async () => (await webhooks.stats()).pending;
+  if (cluster) {
+    const node = cluster;
+    metrics.sources.cluster = () => ({ leader: node.isLeader(), redisUp: node.redisUp() });
+  }
 
   registerHealthRoutes(app, () => [
     {
       name: 'upstream',
       check: () => {
-        const at = poller.lastDiscoveryAt();
+        const at = view().lastDiscoveryAt();
         const fresh = at !== undefined && clock.now() - at < config.DISCOVERY_INTERVAL_MS * 5 + 30_000;
         return {
           ok: fresh,
@@ -223,18 +269,40 @@ export async function startRacewire(opts: {
         return { ok: stats.queued < config.RACING_API_MAX_RPM, detail: stats };
       },
     },
+    ...(cluster?.readiness() ?? []),
   ]);
   registerMetricsRoute(app, metrics);
-  registerRaceRoutes(app, { poller, log, redact: redactValue, ops });
+  registerRaceRoutes(app, { races: view, log, redact: redactValue, ops });
   await registerBoard(app);
 
   let url = '';
   if (opts.listen !== false) {
     url = await app.listen({ port: config.PORT, host: config.HOST });
   }
-  poller.start();
+  if (cluster) {
+    const node = cluster;
+    await node.view.refresh().catch((err) => logger.warn({ err }, 'no shared race view yet'));
+    // Only the lease holder polls and dispatches webhooks; a takeover recovers the dead leader's in-flight ones.
+    node.lead({
+      start: async () => {
+        await role.start();
+        await webhooks.setDispatching(true);
+      },
+      stop: async () => {
+        await role.stop();
+        await webhooks.setDispatching(false);
+      },
+    });
+  } else {
+    await role.start();
+  }
   logger.info(
-    { url, upstream: embedded ? 'embedded simulator' : 'racing API', store: config.STORE },
+    {
+      url,
+      upstream: embedded ? 'embedded simulator' : 'racing API',
+      store: config.STORE,
+      ...(cluster ? { node: cluster.nodeId } : {}),
+    },
     'racewire started',
   );
 
@@ -243,17 +311,31 @@ export async function startRacewire(opts: {
     url,
     simulator,
     clock,
+    cluster,
     async stop() {
-      await poller.stop();
+      // Polling stops while the lease is still held (appends in flight finish), then the lease is released so
+      // another node takes over at once.
+      await role.stop();
       await gateway?.close();
       await sse?.close();
       await webhooks.close();
       await app.close();
-      await log.close();
-      webhookDb.close();
+      if (cluster) await cluster.close();
+      else await log.close();
+      webhookDb?.close();
       await simulator?.close();
     },
   };
+}
+
+/** What the leader tells followers of its polling (src/cluster/cluster-state.ts). */
+function freshness(poller: RaceView | undefined) {
+  const lastGoodAt: Record<string, number> = {};
+  for (const race of poller?.races().values() ?? []) {
+    if (race.lastGoodAt !== undefined && race.finishedAt === undefined)
+      lastGoodAt[race.raceId] = race.lastGoodAt;
+  }
+  return { discoveredAt: poller?.lastDiscoveryAt() ?? null, lastGoodAt };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { EventLog } from '../store/ports.js';
-import type { Poller } from '../watch/poller.js';
+import type { RaceView } from '../watch/poller.js';
 import type { RaceWatch } from '../watch/race-watch.js';
 
 export interface OpsSummary {
@@ -14,14 +14,17 @@ export interface OpsSummary {
   races: { watched: number; settled: number };
   ws: { connections: number; subscribers: number; slowDisconnects: number };
   webhooks: { pending: number; failing: number };
+  /** STORE=redis: this node, whether it holds the poller lease, and whether Redis answers. */
+  cluster?: { node: string; leader: boolean; redisUp: boolean };
 }
 
 export interface RaceRoutesDeps {
-  poller: Poller;
+  /** The races this node knows now (the poller's, or the leader's as shared through Redis). */
+  races: () => RaceView;
   log: EventLog;
   /** Removes partner-only fields; REST callers are public. */
   redact: (document: unknown) => unknown;
-  ops: () => OpsSummary;
+  ops: () => Promise<OpsSummary>;
 }
 
 const errorSchema = {
@@ -72,7 +75,7 @@ export function registerRaceRoutes(app: FastifyInstance, deps: RaceRoutesDeps): 
         },
       },
     },
-    async () => ({ meetings: groupByMeeting(deps.poller) }),
+    async () => ({ meetings: groupByMeeting(deps.races()) }),
   );
 
   app.get<{ Params: { raceId: string } }>(
@@ -135,12 +138,12 @@ export function registerRaceRoutes(app: FastifyInstance, deps: RaceRoutesDeps): 
   );
 }
 
-function groupByMeeting(poller: Poller) {
+function groupByMeeting(view: RaceView) {
   const meetings = new Map<
     string,
     { meetingId: string; name: string; country: string; category: string; races: RaceWatch[] }
   >();
-  for (const race of poller.races().values()) {
+  for (const race of view.races().values()) {
     let meeting = meetings.get(race.meetingId);
     if (!meeting) {
       meeting = {
@@ -164,7 +167,7 @@ function groupByMeeting(poller: Poller) {
         name: r.name,
         startTime: new Date(r.startTime).toISOString(),
         status: r.status,
-        staleMs: poller.staleness(r.raceId) ?? null,
+        staleMs: view.staleness(r.raceId) ?? null,
       })),
   }));
 }

@@ -34,8 +34,6 @@ export interface RedisEventLogOptions {
   fenceKey?: string;
   /** How often an append renumbers after another node moved the head first. @default 16 */
   maxConflictRetries?: number;
-  /** Events kept in the feed stream (approximately; see docs/redis.md). @default 100_000 */
-  feedMaxLength?: number;
 }
 
 /** The keys of one prefix. The stream id sits in a hash tag so that one stream's keys share a slot. */
@@ -145,7 +143,6 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         stamped.documentSeq === undefined ? '' : JSON.stringify(change.document),
         window ?? '',
         stream,
-        opts.feedMaxLength ?? 100_000,
         stamped.entries.map((e) => (e.kind === 'event' ? '1' : '0')).join(''),
         ...json,
       ];
