@@ -1,0 +1,146 @@
+/**
+ * Several racewire nodes as child processes on one Redis, polling one simulator that runs in the test process
+ * (on the system clock, like the nodes) and records every API request it receives.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { systemClock } from '../../src/clock.js';
+import { demoDay } from '../../src/runtime.js';
+import { createSimulator, type Simulator } from '../../src/simulator/index.js';
+import { until } from '../e2e/harness.js';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface ClusterSimulator {
+  sim: Simulator;
+  url: string;
+  /** Clock ms of every racing API request, in arrival order. */
+  requests: number[];
+  close(): Promise<void>;
+}
+
+export async function startClusterSimulator(perMinute: number): Promise<ClusterSimulator> {
+  const requests: number[] = [];
+  const sim = await createSimulator({
+    seed: 7,
+    clock: systemClock,
+    day: demoDay(Date.now()),
+    // Above the budget, as a real provider's would be: the audit below, not a 429, is what must hold.
+    rateLimit: { perMinute: perMinute * 2 },
+    onApiRequest: ({ at }) => requests.push(at),
+  });
+  const url = await sim.listen({ port: 0, host: '127.0.0.1' });
+  return { sim, url, requests, close: () => sim.close() };
+}
+
+/** The most requests in any window [t, t + 60 s), over every start t (the worst windows begin at a request). */
+export function maxInAnyMinute(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let j = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    while (sorted[j]! < sorted[i]! - 60_000 + 1) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+export interface NodeProcess {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field in the tests
+  get(path: string): Promise<{ status: number; body: any }>;
+}
+
+export function clusterEnv(opts: {
+  prefix: string;
+  upstream: string;
+  budget: number;
+}): Record<string, string> {
+  return {
+    STORE: 'redis',
+    REDIS_URL: process.env.REDIS_URL ?? '',
+    REDIS_PREFIX: opts.prefix,
+    RACING_API_URL: opts.upstream,
+    RACING_API_MAX_RPM: String(opts.budget),
+    LEASE_TTL_MS: '1500',
+    DISCOVERY_INTERVAL_MS: '3000',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/** Starts `src/main.ts` with node --import tsx (not the tsx CLI, so SIGKILL reaches the node itself). */
+export async function spawnNode(name: string, env: Record<string, string>): Promise<NodeProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, NODE_ID: name, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const get = async (path: string) => {
+    const res = await fetch(`${url}${path}`);
+    return { status: res.status, body: await res.json() };
+  };
+  await until(
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`node ${name} exited ${child.exitCode}: ${output.join('')}`);
+      return (await get('/healthz').catch(() => undefined))?.status === 200;
+    },
+    `node ${name} to answer`,
+    20_000,
+  );
+  return { name, url, child, output, exited, get };
+}
+
+export async function stopNode(node: NodeProcess): Promise<void> {
+  if (node.child.exitCode !== null || node.child.signalCode !== null) return;
+  node.child.kill('SIGTERM');
+  await node.exited;
+}
+
+/** Which node holds the lease, as each node's /v1/ops says. */
+export async function leaderOf(nodes: NodeProcess[]): Promise<NodeProcess | undefined> {
+  for (const node of nodes) {
+    if (node.child.exitCode !== null || node.child.signalCode !== null) continue;
+    const ops = await node.get('/v1/ops').catch(() => undefined);
+    if (ops?.body.cluster?.leader) return node;
+  }
+  return undefined;
+}
+
+/** A fresh key prefix, and a way to delete everything under it afterwards. */
+export function redisPrefix(label: string) {
+  const prefix = `racewire-${label}-${randomUUID()}:`;
+  return {
+    prefix,
+    async clean() {
+      const redis = new Redis(process.env.REDIS_URL!);
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    },
+  };
+}

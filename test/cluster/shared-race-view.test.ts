@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createMemoryBus } from '../../src/bus/bus.js';
+import { createManualClock } from '../../src/clock.js';
+import type { Freshness } from '../../src/cluster/cluster-state.js';
+import { createSharedRaceView } from '../../src/cluster/shared-race-view.js';
+import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
+import type { Meeting } from '../../src/upstream/schemas.js';
+
+const fixture = JSON.parse(
+  readFileSync(new URL('../fixtures/upstream/meetings-small.json', import.meta.url), 'utf8'),
+) as { data: { meetings: Meeting[] } };
+const meeting = fixture.data.meetings[0]!;
+
+describe('shared race view', () => {
+  it("lists the leader's races from the meeting documents and follows them on the bus", async () => {
+    const log = createMemoryEventLog();
+    const bus = createMemoryBus();
+    const clock = createManualClock(Date.parse('2025-07-16T15:00:00Z'));
+    let freshness: Freshness | undefined;
+    const view = createSharedRaceView({
+      log,
+      bus,
+      clock,
+      freshness: () => freshness,
+      onError: (e) => {
+        throw e;
+      },
+    });
+    const stream = `meeting:${meeting.meeting}`;
+    await log.append(stream, {
+      entries: [{ kind: 'snapshot', document: meeting }],
+      document: meeting,
+      now: new Date(clock.now()),
+    });
+    await view.refresh();
+    const first = meeting.races[0]!;
+    expect(view.races().size).toBe(meeting.races.length);
+    expect(view.races().get(first.id)).toMatchObject({ meetingId: meeting.meeting, status: first.status });
+
+    // The leader writes a status change; the follower sees it from the bus, without a refresh.
+    const changed = {
+      ...meeting,
+      races: meeting.races.map((r, i) => (i === 0 ? { ...r, status: 'Abandoned' } : r)),
+    };
+    bus.publish(
+      await log.append(stream, {
+        entries: [{ kind: 'snapshot', document: changed }],
+        document: changed,
+        now: new Date(clock.now()),
+      }),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(view.races().get(first.id)?.status).toBe('Abandoned');
+
+    expect(view.staleness(first.id)).toBeUndefined();
+    freshness = {
+      leader: 'a',
+      discoveredAt: clock.now() - 2_000,
+      lastGoodAt: { [first.id]: clock.now() - 5_000 },
+    };
+    expect(view.staleness(first.id)).toBe(5_000);
+    expect(view.lastDiscoveryAt()).toBe(clock.now() - 2_000);
+    view.close();
+  });
+});
