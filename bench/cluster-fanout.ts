@@ -13,12 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { createRedisBus } from '../src/bus/redis-bus.js';
-import { systemClock } from '../src/clock.js';
 import { registerWebSocketGateway } from '../src/delivery/ws/gateway.js';
 import type { NewEntry } from '../src/events/envelope.js';
 import { createRedisEventLog } from '../src/store/redis/redis-event-log.js';
+import { unboundedGateway } from './unbounded-gateway.js';
 
 const nowMs = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -32,21 +31,7 @@ async function gatewayNode(prefix: string, nodeId: string) {
   const bus = createRedisBus({ pub: redis, sub, nodeId, channel: `${prefix}entries` });
   await bus.ready;
   const app = Fastify();
-  await registerWebSocketGateway(app, {
-    log,
-    bus,
-    catalog: { race: () => undefined, racesOfMeeting: () => [], staleness: () => undefined },
-    clock: systemClock,
-    logger: pino({ level: 'silent' }),
-    auth: { allowAnonymous: true, keys: new Map() },
-    limits: {
-      maxConnectionsPerKey: 1_000_000,
-      messagesPerSecond: 1_000_000,
-      messageBurst: 1_000_000,
-      heartbeatMs: 600_000,
-      pingIntervalMs: 600_000,
-    },
-  });
+  await registerWebSocketGateway(app, { log, bus, ...unboundedGateway });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   let cpu0 = process.cpuUsage();

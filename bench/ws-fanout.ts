@@ -10,13 +10,12 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
-import { pino } from 'pino';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createMemoryBus } from '../src/bus/bus.js';
-import { systemClock } from '../src/clock.js';
 import { registerWebSocketGateway } from '../src/delivery/ws/gateway.js';
 import type { LogEntry } from '../src/events/envelope.js';
 import { createMemoryEventLog } from '../src/store/memory-event-log.js';
+import { unboundedGateway } from './unbounded-gateway.js';
 
 const nowMs = () => performance.timeOrigin + performance.now();
 
@@ -100,26 +99,7 @@ async function racewireTarget(): Promise<Target> {
   const app = Fastify();
   const log = createMemoryEventLog({ window: 1000 });
   const bus = createMemoryBus();
-  const catalog = {
-    race: () => undefined,
-    racesOfMeeting: () => [],
-    staleness: () => undefined,
-  };
-  const gateway = await registerWebSocketGateway(app, {
-    log,
-    bus,
-    catalog,
-    clock: systemClock,
-    logger: pino({ level: 'silent' }),
-    auth: { allowAnonymous: true, keys: new Map() },
-    limits: {
-      maxConnectionsPerKey: 1_000_000,
-      messagesPerSecond: 1_000_000,
-      messageBurst: 1_000_000,
-      heartbeatMs: 600_000,
-      pingIntervalMs: 600_000,
-    },
-  });
+  const gateway = await registerWebSocketGateway(app, { log, bus, ...unboundedGateway });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   const document = { race: { event_id: 'R1' } };

@@ -3,24 +3,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisBus, type RedisBus } from '../../src/bus/redis-bus.js';
 import type { LogEntry } from '../../src/events/envelope.js';
+import { busContract, busEntry } from './bus.contract.js';
 
 const url = process.env.REDIS_URL;
-
-const entry = (stream: string, seq: number): LogEntry => ({
-  kind: 'event',
-  stream,
-  seq,
-  timestamp: '2026-11-22T10:00:00.000Z',
-  event: {
-    id: `${stream}:${seq}`,
-    type: 'tick',
-    timestamp: '2026-11-22T10:00:00.000Z',
-    stream,
-    seq,
-    meetingId: 'm1',
-    data: { seq },
-  },
-});
 
 /** Collects batches and lets a test await the n-th one. */
 function collector() {
@@ -40,6 +25,28 @@ function collector() {
 if (!url) {
   it.skip('Redis bus: skipped because REDIS_URL is unset', () => {});
 } else {
+  busContract('redis', async () => {
+    const errors: unknown[] = [];
+    const pub = new Redis(url, { maxRetriesPerRequest: 1 });
+    const sub = new Redis(url, { maxRetriesPerRequest: 1 });
+    const bus = createRedisBus({
+      pub,
+      sub,
+      channel: `racewire-test:${randomUUID()}:entries`,
+      nodeId: 'contract',
+      onError: (e) => errors.push(e),
+    });
+    await bus.ready;
+    return {
+      bus,
+      errors,
+      async close() {
+        await bus.close();
+        await Promise.all([pub.quit(), sub.quit()]);
+      },
+    };
+  });
+
   describe('redis bus', () => {
     const clients: Redis[] = [];
     const client = () => {
@@ -82,16 +89,16 @@ if (!url) {
       const onB = collector();
       const offA = a.subscribe(onA.listener);
       const offB = b.subscribe(onB.listener);
-      a.publish([entry('r1', 1), entry('r1', 2)]);
-      expect(onA.batches).toEqual([[entry('r1', 1), entry('r1', 2)]]);
+      a.publish([busEntry('r1', 1), busEntry('r1', 2)]);
+      expect(onA.batches).toEqual([[busEntry('r1', 1), busEntry('r1', 2)]]);
       await onB.until(1);
-      expect(onB.batches).toEqual([[entry('r1', 1), entry('r1', 2)]]);
+      expect(onB.batches).toEqual([[busEntry('r1', 1), busEntry('r1', 2)]]);
       // b's batch goes through the same publishing connection after a's, so once a has it, any echo of
       // a's own batch would have arrived before it.
-      b.publish([entry('r2', 1)]);
+      b.publish([busEntry('r2', 1)]);
       await onA.until(2);
-      expect(onA.batches).toEqual([[entry('r1', 1), entry('r1', 2)], [entry('r2', 1)]]);
-      expect(onB.batches).toEqual([[entry('r1', 1), entry('r1', 2)], [entry('r2', 1)]]);
+      expect(onA.batches).toEqual([[busEntry('r1', 1), busEntry('r1', 2)], [busEntry('r2', 1)]]);
+      expect(onB.batches).toEqual([[busEntry('r1', 1), busEntry('r1', 2)], [busEntry('r2', 1)]]);
       offA();
       offB();
     });
@@ -102,9 +109,9 @@ if (!url) {
       errors.length = 0;
       await pub.publish(channel, '{"node":"x","entries":[{"kind":"nope"}]}');
       await pub.publish(channel, 'not json');
-      a.publish([entry('r3', 1)]);
+      a.publish([busEntry('r3', 1)]);
       await onB.until(1);
-      expect(onB.batches).toEqual([[entry('r3', 1)]]);
+      expect(onB.batches).toEqual([[busEntry('r3', 1)]]);
       expect(errors.filter(([node]) => node === 'b').map(([, e]) => (e as { code?: string }).code)).toEqual([
         'bad_bus_message',
         'bad_bus_message',
@@ -120,9 +127,9 @@ if (!url) {
       });
       const onB = collector();
       const off = b.subscribe(onB.listener);
-      a.publish([entry('r4', 1)]);
+      a.publish([busEntry('r4', 1)]);
       await onB.until(1);
-      expect(onB.batches).toEqual([[entry('r4', 1)]]);
+      expect(onB.batches).toEqual([[busEntry('r4', 1)]]);
       expect(errors.filter(([node]) => node === 'b')).toEqual([['b', boom]]);
       offThrow();
       off();
@@ -145,8 +152,8 @@ if (!url) {
       await lonely.ready;
       const local = collector();
       lonely.subscribe(local.listener);
-      lonely.publish([entry('r5', 1)]);
-      expect(local.batches).toEqual([[entry('r5', 1)]]);
+      lonely.publish([busEntry('r5', 1)]);
+      expect(local.batches).toEqual([[busEntry('r5', 1)]]);
       while (failures.length === 0) await new Promise((r) => setImmediate(r));
       expect(failures).toHaveLength(1);
       await lonely.close();

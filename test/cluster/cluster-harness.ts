@@ -4,7 +4,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { systemClock } from '../../src/clock.js';
@@ -143,4 +144,63 @@ export function redisPrefix(label: string) {
       await redis.quit();
     },
   };
+}
+
+/** An Open race at least `minLeadMs` from its jump with at least `minRunners` runners still running. */
+export function pickOpenRace(sim: Simulator, opts: { minLeadMs: number; minRunners: number }) {
+  const now = Date.now();
+  const race = sim.world.races.find((r) => {
+    const view = sim.world.raceView(r.id, now);
+    return (
+      view.status === 'Open' &&
+      Date.parse(view.startTime) > now + opts.minLeadMs &&
+      view.runners.filter((x) => !x.scratched).length >= opts.minRunners
+    );
+  });
+  if (!race) throw new Error('no suitable race in the simulated day');
+  const runners = sim.world
+    .raceView(race.id, now)
+    .runners.filter((r) => !r.scratched)
+    .map((r) => r.entrantId);
+  return { raceId: race.id, runners };
+}
+
+/** Waits until `node` lists the race (its leader's discovery reached the shared log). */
+export const raceListed = (node: NodeProcess, raceId: string) =>
+  until(
+    async () => JSON.stringify((await node.get('/v1/meetings')).body).includes(raceId),
+    `race ${raceId} listed on ${node.name}`,
+    30_000,
+  );
+
+/** A webhook receiver that records each delivery's webhook-id and event, answering 204. */
+export async function startWebhookReceiver() {
+  const received: { id: string; type: string; eventId: string }[] = [];
+  const server = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const event = JSON.parse(body) as { id: string; type: string };
+      received.push({ id: String(req.headers['webhook-id']), type: event.type, eventId: event.id });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+/** Registers `receiverUrl` on `node` for scratchings (loopback: no admin token needed). */
+export async function registerScratchingHook(node: NodeProcess, receiverUrl: string): Promise<number> {
+  const res = await fetch(`${node.url}/v1/webhooks/endpoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: receiverUrl, eventTypes: ['runner.scratched'] }),
+  });
+  return res.status;
 }

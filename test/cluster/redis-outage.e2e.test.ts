@@ -6,8 +6,6 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +16,12 @@ import {
   freePort,
   leaderOf,
   type NodeProcess,
+  pickOpenRace,
+  raceListed,
+  registerScratchingHook,
   spawnNode,
   startClusterSimulator,
+  startWebhookReceiver,
   stopNode,
 } from './cluster-harness.js';
 import { recordRace } from './ws-recorder.js';
@@ -52,35 +54,19 @@ function startRedis(port: number, dir: string): ChildProcess {
   );
 }
 
-async function startReceiver() {
-  const ids: string[] = [];
-  const server: Server = createServer((req, res) => {
-    req.resume().on('end', () => {
-      ids.push(String(req.headers['webhook-id']));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    ids,
-    close: () => new Promise((r) => server.close(r)),
-  };
-}
-
 describe.skipIf(!process.env.REDIS_URL || !hasRedisServer)('Redis away and back under two nodes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'racewire-redis-'));
   let port: number;
   let redis: ChildProcess;
   let upstream: ClusterSimulator;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   const nodes: NodeProcess[] = [];
 
   beforeAll(async () => {
     port = await freePort();
     redis = startRedis(port, dir);
     upstream = await startClusterSimulator(60);
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const env = {
       ...clusterEnv({ prefix: 'racewire:', upstream: upstream.url, budget: 60 }),
       REDIS_URL: `redis://127.0.0.1:${port}`,
@@ -100,40 +86,27 @@ describe.skipIf(!process.env.REDIS_URL || !hasRedisServer)('Redis away and back 
 
   it('keeps serving, reports Redis in readiness, and catches up without loss when Redis returns', async () => {
     const [leader, follower] = nodes as [NodeProcess, NodeProcess];
-    const created = await fetch(`${leader.url}/v1/webhooks/endpoints`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, eventTypes: ['runner.scratched'] }),
-    });
-    expect(created.status).toBe(201);
-
-    const now = Date.now();
-    const race = upstream.sim.world.races.find((r) => {
-      const view = upstream.sim.world.raceView(r.id, now);
-      return (
-        view.status === 'Open' && Date.parse(view.startTime) > now + 30 * 60_000 && view.runners.length >= 8
-      );
-    });
-    if (!race) throw new Error('no suitable race in the simulated day');
-    const [first, second] = upstream.sim.world.raceView(race.id).runners.filter((r) => !r.scratched);
-    await until(
-      async () => JSON.stringify((await follower.get('/v1/meetings')).body).includes(race.id),
-      'race listed on the follower',
-      20_000,
-    );
-    const sub = await recordRace(follower.url, race.id);
+    expect(await registerScratchingHook(leader, receiver.url)).toBe(201);
+    const race = pickOpenRace(upstream.sim, { minLeadMs: 30 * 60_000, minRunners: 8 });
+    const [first, second] = race.runners;
+    await raceListed(follower, race.raceId);
+    const sub = await recordRace(follower.url, race.raceId);
     await until(sub.hasDocument, 'the first document of the race', 20_000);
     const scratchings = () => sub.events().filter((e) => e.type === 'runner.scratched');
 
-    upstream.sim.world.scratch(race.id, first!.entrantId);
+    upstream.sim.world.scratch(race.raceId, first!);
     await until(() => scratchings().length === 1 || undefined, 'the first scratching', 30_000);
-    await until(() => receiver.ids.length === 1 || undefined, 'the first delivery', 30_000);
+    await until(
+      () => receiver.received.map((r) => r.id).length === 1 || undefined,
+      'the first delivery',
+      30_000,
+    );
 
     redis.kill('SIGKILL');
     await until(async () => (await follower.get('/readyz')).status === 503, 'follower not ready', 15_000);
     const ready = await follower.get('/readyz');
     expect(ready.body.checks.redis.ok).toBe(false);
-    upstream.sim.world.scratch(race.id, second!.entrantId);
+    upstream.sim.world.scratch(race.raceId, second!);
     // Both nodes still answer and the subscriber's connection stays open while Redis is away.
     await until(async () => (await leader.get('/readyz')).status === 503, 'leader not ready', 15_000);
     expect((await leader.get('/healthz')).status).toBe(200);
@@ -146,7 +119,7 @@ describe.skipIf(!process.env.REDIS_URL || !hasRedisServer)('Redis away and back 
       'the scratching made during the outage',
       45_000,
     );
-    await until(() => receiver.ids.length >= 2 || undefined, 'its delivery', 30_000);
+    await until(() => receiver.received.map((r) => r.id).length >= 2 || undefined, 'its delivery', 30_000);
     await until(
       async () => (await follower.get('/readyz')).body.checks.redis.ok === true,
       'redis ok again',
@@ -156,7 +129,7 @@ describe.skipIf(!process.env.REDIS_URL || !hasRedisServer)('Redis away and back 
     const seqs = sub.seqsAfterSnapshot();
     const from = sub.firstSnapshot().seq! + 1;
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => from + i));
-    expect(new Set(receiver.ids)).toEqual(new Set(scratchings().map((e) => e.id)));
+    expect(new Set(receiver.received.map((r) => r.id))).toEqual(new Set(scratchings().map((e) => e.id)));
     expect(leader.child.exitCode).toBeNull();
     expect(follower.child.exitCode).toBeNull();
     sub.close();

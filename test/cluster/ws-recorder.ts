@@ -6,11 +6,13 @@ export interface StreamMessage {
   type: string;
   stream?: string;
   seq?: number;
+  epoch?: string;
   event?: { id: string; type: string; timestamp: string; data: Record<string, unknown> };
   document?: unknown;
 }
 
-export async function recordRace(baseUrl: string, raceId: string) {
+/** Subscribes to one race; with `from`, resumes from that position instead of taking a snapshot. */
+export async function recordRace(baseUrl: string, raceId: string, from?: { seq: number; epoch: string }) {
   const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/ws`);
   const messages: StreamMessage[] = [];
   const errors: unknown[] = [];
@@ -23,8 +25,15 @@ export async function recordRace(baseUrl: string, raceId: string) {
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
-  ws.send(JSON.stringify({ op: 'subscribe', channel: `race:${raceId}` }));
-  await until(() => messages.some((m) => m.type === 'snapshot'), `snapshot of ${raceId}`, 15_000);
+  ws.send(
+    JSON.stringify({
+      op: 'subscribe',
+      channel: `race:${raceId}`,
+      ...(from ? { from: { [raceId]: from } } : {}),
+    }),
+  );
+  const attached = () => messages.some((m) => m.type === 'snapshot' || m.type === 'resumed');
+  await until(attached, `snapshot or resume of ${raceId}`, 15_000);
   return {
     messages,
     errors,
@@ -38,6 +47,12 @@ export async function recordRace(baseUrl: string, raceId: string) {
     },
     /** True once the race has a document (the first fetch was made before or after subscribing). */
     hasDocument: () => messages.some((m) => m.type === 'snapshot' && m.document !== null),
+    /** The last seq received and the epoch of the stream (from the first snapshot or the resume). */
+    position() {
+      const epoch = messages.find((m) => m.epoch !== undefined)?.epoch ?? '';
+      const last = messages.filter((m) => m.seq !== undefined).at(-1)?.seq ?? 0;
+      return { seq: last, epoch };
+    },
     firstSnapshot: () => messages.find((m) => m.type === 'snapshot')!,
     events: () => messages.flatMap((m) => (m.type === 'event' && m.event ? [m.event] : [])),
     closed: () => ws.readyState !== WebSocket.OPEN,

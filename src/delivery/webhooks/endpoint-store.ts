@@ -12,6 +12,30 @@ export type NewEndpoint = Omit<Endpoint, 'createdAt' | 'updatedAt' | 'disabledRe
   secret: string;
 };
 
+/** The stored fields of a new endpoint: SQLite columns and Redis hash fields have the same names. */
+export const newEndpointFields = (e: NewEndpoint) => ({
+  id: e.id,
+  url: e.url,
+  kind: e.kind,
+  description: e.description,
+  event_types: JSON.stringify(e.eventTypes),
+  filters: JSON.stringify(e.filters),
+  enabled: e.enabled ? 1 : 0,
+  secret: e.secret,
+});
+
+/** The stored fields a patch sets, by name, leaving out what it does not change. */
+export function patchedFields(patch: EndpointPatch): Array<[column: string, value: string | number]> {
+  const columns = [
+    ['url', patch.url],
+    ['description', patch.description],
+    ['event_types', patch.eventTypes && JSON.stringify(patch.eventTypes)],
+    ['filters', patch.filters && JSON.stringify(patch.filters)],
+    ['enabled', patch.enabled === undefined ? undefined : patch.enabled ? 1 : 0],
+  ] as const;
+  return columns.flatMap(([column, value]) => (value === undefined ? [] : [[column, value]]));
+}
+
 export function createEndpointStore(db: Database, now: () => number) {
   const s = {
     enabled: db.prepare('SELECT * FROM webhook_endpoints WHERE enabled = 1'),
@@ -48,17 +72,7 @@ export function createEndpointStore(db: Database, now: () => number) {
     enabledEndpoints: (): EndpointWithSecrets[] => (s.enabled.all() as Row[]).map(toEndpoint),
 
     createEndpoint(e: NewEndpoint): EndpointWithSecrets {
-      s.insert.run({
-        id: e.id,
-        url: e.url,
-        kind: e.kind,
-        description: e.description,
-        event_types: JSON.stringify(e.eventTypes),
-        filters: JSON.stringify(e.filters),
-        enabled: e.enabled ? 1 : 0,
-        secret: e.secret,
-        now: now(),
-      });
+      s.insert.run({ ...newEndpointFields(e), now: now() });
       return endpoint(e.id) as EndpointWithSecrets;
     },
 
@@ -66,15 +80,7 @@ export function createEndpointStore(db: Database, now: () => number) {
     updateRow(id: string, patch: EndpointPatch): boolean {
       const sets: string[] = ['updated_at = @now'];
       const values: Record<string, unknown> = { id, now: now() };
-      const columns = [
-        ['url', patch.url],
-        ['description', patch.description],
-        ['event_types', patch.eventTypes && JSON.stringify(patch.eventTypes)],
-        ['filters', patch.filters && JSON.stringify(patch.filters)],
-        ['enabled', patch.enabled === undefined ? undefined : patch.enabled ? 1 : 0],
-      ] as const;
-      for (const [column, value] of columns) {
-        if (value === undefined) continue;
+      for (const [column, value] of patchedFields(patch)) {
         sets.push(`${column} = @${column}`);
         values[column] = value;
       }

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { RedisStoreError, redisCall } from '../../store/redis/errors.js';
-import type { EndpointPatch, NewEndpoint } from './endpoint-store.js';
+import { type EndpointPatch, type NewEndpoint, newEndpointFields, patchedFields } from './endpoint-store.js';
 import type { Outbox } from './outbox-port.js';
 import type { EndpointWithSecrets } from './outbox-rows.js';
 import {
@@ -82,15 +82,8 @@ export function createRedisEndpoints(redis: Redis, keys: OutboxKeys, now: () => 
       const tx = redis
         .multi()
         .hset(keys.endpoint(e.id), {
-          id: e.id,
-          url: e.url,
-          kind: e.kind,
-          description: e.description,
-          event_types: JSON.stringify(e.eventTypes),
-          filters: JSON.stringify(e.filters),
-          enabled: e.enabled ? '1' : '0',
+          ...newEndpointFields(e),
           paused_until: 0,
-          secret: e.secret,
           created_at: at,
           updated_at: at,
         })
@@ -101,15 +94,7 @@ export function createRedisEndpoints(redis: Redis, keys: OutboxKeys, now: () => 
     },
 
     async updateEndpoint(id: string, patch: EndpointPatch) {
-      const fields: Array<string | number> = [];
-      const columns = [
-        ['url', patch.url],
-        ['description', patch.description],
-        ['event_types', patch.eventTypes && JSON.stringify(patch.eventTypes)],
-        ['filters', patch.filters && JSON.stringify(patch.filters)],
-        ['enabled', patch.enabled === undefined ? undefined : patch.enabled ? '1' : '0'],
-      ] as const;
-      for (const [column, value] of columns) if (value !== undefined) fields.push(column, value);
+      const fields = patchedFields(patch).flat();
       const flags = [patch.enabled ? '1' : '0', patch.enabled === undefined ? '0' : '1'];
       const found = await run(`update endpoint ${id}`, updateEndpointScript, [
         id,
