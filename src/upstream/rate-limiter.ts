@@ -149,13 +149,17 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     }
   };
 
-  const gate = async (): Promise<void> => {
+  /** Holds the head of the queue until a start is allowed; an aborted request gives its place up unstarted. */
+  const gate = async ({ signal: abort }: { signal?: AbortSignal }): Promise<void> => {
     for (;;) {
       if (closed) throw new LimiterClosedError();
+      abort?.throwIfAborted();
       const now = clock.now();
       const wait = timeToStart(now);
       const shared = wait <= 0 && inFlight < maxConcurrent ? await admitShared() : 0;
       if (closed) throw new LimiterClosedError();
+      // Aborted while the shared window admitted it: the slot is spent, but nothing is sent.
+      abort?.throwIfAborted();
       if (wait <= 0 && inFlight < maxConcurrent && shared === 0) {
         const startedAt = clock.now(); // the shared admission may have taken a moment
         starts.push(startedAt);
@@ -164,7 +168,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         inFlight++;
         return;
       }
-      const signal = wake.signal;
+      const signal = abort ? AbortSignal.any([wake.signal, abort]) : wake.signal;
       try {
         if (shared > 0) await clock.sleep(shared, signal);
         else if (wait > 0) await clock.sleep(wait, signal);
@@ -186,10 +190,24 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         cancel = reject;
       });
       cancels.add(cancel);
+      let admitted = false;
       try {
-        const started = queue.add(gate, { priority: so.priority ?? 0, signal: so.signal });
+        const started = queue.add(
+          async (task) => {
+            await gate(task);
+            admitted = true;
+          },
+          { priority: so.priority ?? 0, signal: so.signal },
+        );
         started.catch(() => {}); // after close() the race below has already settled
         await Promise.race([started, cancelled]);
+      } catch (err) {
+        // Aborted or closed just as the gate let it start: give the start's place back.
+        if (admitted) {
+          inFlight--;
+          poke();
+        }
+        throw err;
       } finally {
         cancels.delete(cancel);
       }

@@ -15,9 +15,9 @@ import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
 export interface RaceSource {
   meetings(
     query: { dateFrom: string; dateTo: string },
-    opts?: { priority?: number },
+    opts?: { priority?: number; signal?: AbortSignal },
   ): Promise<MeetingsResponse>;
-  event(id: string, opts?: { priority?: number }): Promise<EventResponse>;
+  event(id: string, opts?: { priority?: number; signal?: AbortSignal }): Promise<EventResponse>;
 }
 
 /** What became of one fetched payload, as the race pipeline reports it. */
@@ -80,6 +80,8 @@ export function createPoller(deps: PollerDeps): Poller {
   let discoveredAt: number | undefined;
   let discoveryFailures = 0;
   let running = false;
+  // Aborted by stop(): requests still queued or waiting for the budget are dropped, not sent.
+  let stopping = new AbortController();
   let wake = new AbortController();
   const workers: Promise<void>[] = [];
 
@@ -99,7 +101,10 @@ export function createPoller(deps: PollerDeps): Poller {
     // Racing days are local: at any UTC instant, meetings dated yesterday, today and tomorrow can be live.
     const query = { dateFrom: isoDate(now - DAY), dateTo: isoDate(now + DAY) };
     try {
-      const response = await deps.source.meetings(query, { priority: PRIORITY.discovery });
+      const response = await deps.source.meetings(query, {
+        priority: PRIORITY.discovery,
+        signal: stopping.signal,
+      });
       const echoed = response.params;
       if (
         echoed &&
@@ -121,6 +126,7 @@ export function createPoller(deps: PollerDeps): Poller {
       }
       await deps.onMeetings?.(response.data.meetings);
     } catch (err) {
+      if (stopping.signal.aborted) return;
       discoveryFailures++;
       discoveryDueAt = clock.now() + Math.min(60_000, deps.discoveryIntervalMs * 2 ** discoveryFailures);
       logger.warn({ err: describe(err), failures: discoveryFailures }, 'discovery failed');
@@ -129,7 +135,7 @@ export function createPoller(deps: PollerDeps): Poller {
 
   async function fetchRace(raceId: string, priority: number): Promise<void> {
     try {
-      const payload = await deps.source.event(raceId, { priority });
+      const payload = await deps.source.event(raceId, { priority, signal: stopping.signal });
       const outcome = await deps.onEvent(raceId, payload);
       const now = clock.now();
       if (outcome.kind === 'rejected') {
@@ -148,6 +154,7 @@ export function createPoller(deps: PollerDeps): Poller {
         finishedAt: race?.finishedAt ?? (status && FINISHED_STATUSES.has(status) ? now : undefined),
       });
     } catch (err) {
+      if (stopping.signal.aborted) return;
       update(raceId, { lastFetchAt: clock.now(), failures: (races.get(raceId)?.failures ?? 0) + 1 });
       logger.warn({ raceId, err: describe(err) }, 'race fetch failed');
     }
@@ -186,10 +193,12 @@ export function createPoller(deps: PollerDeps): Poller {
     start() {
       if (running) return;
       running = true;
+      stopping = new AbortController();
       for (let i = 0; i < (deps.concurrency ?? 2); i++) workers.push(work());
     },
     async stop() {
       running = false;
+      stopping.abort(new Error('poller stopped'));
       nudge();
       await Promise.all(workers.splice(0));
     },

@@ -78,4 +78,28 @@ describe('rate limiter with a shared window', () => {
     expect(started).toBe(1);
     expect(shared.admitted).toEqual([6_000]);
   });
+
+  it('lets a request waiting for the shared window be aborted, starting nothing and leaking no slot', async () => {
+    const clock = createManualClock(0);
+    const shared = fakeSharedWindow(clock, 100);
+    shared.down = true;
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1, sharedWindow: shared });
+    const abort = new AbortController();
+    let ran = false;
+    const waiting = limiter.schedule(
+      async () => {
+        ran = true;
+      },
+      { signal: abort.signal },
+    );
+    await clock.advance(3_000);
+    abort.abort(new Error('poller stopped'));
+    await expect(waiting).rejects.toThrow('poller stopped');
+    shared.down = false;
+    const next = limiter.schedule(async () => 'sent');
+    await clock.advance(1_000);
+    expect(await next).toBe('sent');
+    expect(ran).toBe(false);
+    expect(limiter.stats()).toMatchObject({ used: 1, inFlight: 0, queued: 0 });
+  });
 });

@@ -71,4 +71,32 @@ describe('poller', () => {
     expect(poller.staleness('ok')).toBeLessThan(4_000);
     expect(poller.staleness('broken')).toBeUndefined();
   });
+
+  it('stops at once, dropping requests still waiting for the budget, and makes nothing of them', async () => {
+    const clock = createManualClock(T0);
+    let onEvent = 0;
+    // A source whose requests wait for the budget until aborted (say the shared window is unreachable).
+    const waitForBudget = (signal?: AbortSignal) =>
+      new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+    const poller = createPoller({
+      clock,
+      logger: pino({ level: 'silent' }),
+      discoveryIntervalMs: 6_000,
+      subscribers: () => new Map(),
+      source: {
+        meetings: async () => meetings(),
+        event: async (_id, opts) => waitForBudget(opts?.signal),
+      },
+      onEvent: async () => {
+        onEvent++;
+        return { kind: 'unchanged' };
+      },
+    });
+    poller.start();
+    await clock.advance(1_000);
+    expect(poller.races().size).toBe(2);
+    await poller.stop();
+    expect(onEvent).toBe(0);
+    expect([...poller.races().values()].map((r) => r.failures)).toEqual([0, 0]);
+  });
 });
