@@ -79,6 +79,11 @@ export async function startRacewire(opts: {
   // so the hook is bound late.
   let enqueueDeliveries: (entries: LogEntry[]) => void = () => {};
   if (config.STORE === 'redis') {
+    if (embedded) {
+      logger.warn(
+        'STORE=redis with the embedded simulator: each node simulates its own day; point every node of a deployment at one upstream (RACING_API_URL)',
+      );
+    }
     cluster = await startClusterNode({
       url: config.REDIS_URL!,
       prefix: config.REDIS_PREFIX,

@@ -1,4 +1,7 @@
-/** The operations panel: the upstream budget this minute, races watched, staleness, subscribers, webhooks. */
+/**
+ * The operations panel: the upstream budget this minute, races watched, staleness, subscribers, webhooks, and
+ * with several nodes which one this is and whether it polls.
+ */
 import type { MeetingSummary, Ops } from './api.js';
 import { fill, h } from './dom.js';
 import { formatStaleness } from './server-clock.js';
@@ -75,6 +78,16 @@ export function renderOps(
         'ops-webhooks',
         hooks.failing > 0 ? 'warn' : '',
       ),
+      ...(ops.cluster
+        ? [
+            stat(
+              ops.cluster.leader ? 'node (polls)' : 'node (follows)',
+              ops.cluster.node,
+              'ops-node',
+              ops.cluster.redisUp ? '' : 'warn',
+            ),
+          ]
+        : []),
     ),
   );
 }
