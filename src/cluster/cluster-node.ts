@@ -14,8 +14,8 @@ import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import { createRedisEventLog } from '../store/redis/redis-event-log.js';
 import { createRedisRateWindow, type RedisRateWindow } from '../upstream/redis-rate-window.js';
-import { type ClusterState, createClusterState, type Freshness } from './cluster-state.js';
-import { createLease, type Lease } from './lease.js';
+import { createClusterState, type Freshness } from './cluster-state.js';
+import { createLease } from './lease.js';
 import { createSharedRaceView, type SharedRaceView } from './shared-race-view.js';
 
 export interface ClusterNodeOptions {
@@ -40,9 +40,7 @@ export interface ClusterNode {
   readonly redis: Redis;
   readonly log: EventLog;
   readonly bus: RedisBus;
-  readonly lease: Lease;
   readonly rateWindow: RedisRateWindow;
-  readonly state: ClusterState;
   readonly view: SharedRaceView;
   /** Subscribers per race over every node, this node's own counts as of now. */
   subscribers(): ReadonlyMap<string, number>;
@@ -162,9 +160,7 @@ export async function startClusterNode(opts: ClusterNodeOptions): Promise<Cluste
     redis,
     log,
     bus,
-    lease,
     rateWindow,
-    state,
     view,
     subscribers,
     lead(role) {

@@ -43,9 +43,11 @@ export interface RateLimiterOptions {
   logger?: Logger;
 }
 
+export type Admission = { admitted: true } | { admitted: false; retryInMs: number };
+
 /** A budget shared with other processes: admits one start now, or says when to ask again. */
 export interface SharedWindow {
-  tryAcquire(): Promise<{ admitted: true } | { admitted: false; retryInMs: number }>;
+  tryAcquire(): Promise<Admission>;
 }
 
 const SHARED_WINDOW_RETRY_MS = 1_000;
@@ -156,11 +158,13 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       abort?.throwIfAborted();
       const now = clock.now();
       const wait = timeToStart(now);
-      const shared = wait <= 0 && inFlight < maxConcurrent ? await admitShared() : 0;
+      // inFlight only falls while the shared window answers (this gate is the one place that raises it).
+      const ready = wait <= 0 && inFlight < maxConcurrent;
+      const shared = ready ? await admitShared() : 0;
       if (closed) throw new LimiterClosedError();
       // Aborted while the shared window admitted it: the slot is spent, but nothing is sent.
       abort?.throwIfAborted();
-      if (wait <= 0 && inFlight < maxConcurrent && shared === 0) {
+      if (ready && shared === 0) {
         const startedAt = clock.now(); // the shared admission may have taken a moment
         starts.push(startedAt);
         tokens -= 1;

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { redisCall } from '../store/redis/errors.js';
 import { defineScript } from '../store/redis/script.js';
+import type { Admission, SharedWindow } from './rate-limiter.js';
 
 export const RATE_WINDOW_MS = 60_000;
 
@@ -28,8 +29,6 @@ export interface RedisRateWindowOptions {
   marginMs?: number;
 }
 
-export type Admission = { admitted: true } | { admitted: false; retryInMs: number };
-
 export interface RateWindowStats {
   /** Starts within the last 60 s, across all nodes. */
   used: number;
@@ -38,9 +37,7 @@ export interface RateWindowStats {
   nextFreeInMs: number;
 }
 
-export interface RedisRateWindow {
-  /** Admits one request now, or says when to ask again. Never waits. */
-  tryAcquire(): Promise<Admission>;
+export interface RedisRateWindow extends SharedWindow {
   /** Waits (on the clock) until a request is admitted. Rejects with the signal's reason when aborted. */
   acquire(signal?: AbortSignal): Promise<void>;
   stats(): Promise<RateWindowStats>;

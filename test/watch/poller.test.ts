@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../src/clock.js';
+import { createManualClock, type ManualClock } from '../../src/clock.js';
 import type { EventResponse, MeetingsResponse } from '../../src/upstream/schemas.js';
-import { createPoller } from '../../src/watch/poller.js';
+import { createPoller, type PollerDeps, type RaceSource } from '../../src/watch/poller.js';
 
 const T0 = Date.parse('2025-07-17T00:00:00Z');
 const meetings = (): MeetingsResponse => ({
@@ -28,6 +28,17 @@ const meetings = (): MeetingsResponse => ({
   },
 });
 
+/** A poller over the two-race meeting above, with `event` as the race source and `onEvent` as the pipeline. */
+const pollerOver = (clock: ManualClock, event: RaceSource['event'], onEvent: PollerDeps['onEvent']) =>
+  createPoller({
+    clock,
+    logger: pino({ level: 'silent' }),
+    discoveryIntervalMs: 6_000,
+    subscribers: () => new Map(),
+    source: { meetings: async () => meetings(), event },
+    onEvent,
+  });
+
 describe('poller', () => {
   it('backs a failing race off without stopping the loop or the other races, one fetch per race at a time', async () => {
     const clock = createManualClock(T0);
@@ -35,28 +46,22 @@ describe('poller', () => {
     let concurrent = 0;
     let maxConcurrentPerRace = 0;
     const inFlight = new Map<string, number>();
-    const poller = createPoller({
+    const poller = pollerOver(
       clock,
-      logger: pino({ level: 'silent' }),
-      discoveryIntervalMs: 6_000,
-      subscribers: () => new Map(),
-      source: {
-        meetings: async () => meetings(),
-        event: async (id) => {
-          calls[id] = (calls[id] ?? 0) + 1;
-          inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
-          maxConcurrentPerRace = Math.max(maxConcurrentPerRace, inFlight.get(id)!);
-          concurrent++;
-          await clock.sleep(200);
-          concurrent--;
-          inFlight.set(id, inFlight.get(id)! - 1);
-          if (id === 'broken')
-            throw Object.assign(new Error('upstream 500'), { code: 'UPSTREAM_SERVER_ERROR' });
-          return { header: { title: 'Event' }, data: {} } as unknown as EventResponse;
-        },
+      async (id) => {
+        calls[id] = (calls[id] ?? 0) + 1;
+        inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
+        maxConcurrentPerRace = Math.max(maxConcurrentPerRace, inFlight.get(id)!);
+        concurrent++;
+        await clock.sleep(200);
+        concurrent--;
+        inFlight.set(id, inFlight.get(id)! - 1);
+        if (id === 'broken')
+          throw Object.assign(new Error('upstream 500'), { code: 'UPSTREAM_SERVER_ERROR' });
+        return { header: { title: 'Event' }, data: {} } as unknown as EventResponse;
       },
-      onEvent: async () => ({ kind: 'unchanged', status: 'Open', dividends: 'none' }),
-    });
+      async () => ({ kind: 'unchanged', status: 'Open', dividends: 'none' }),
+    );
     poller.start();
     await clock.advance(60_000);
     await poller.stop();
@@ -78,20 +83,14 @@ describe('poller', () => {
     // A source whose requests wait for the budget until aborted (say the shared window is unreachable).
     const waitForBudget = (signal?: AbortSignal) =>
       new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
-    const poller = createPoller({
+    const poller = pollerOver(
       clock,
-      logger: pino({ level: 'silent' }),
-      discoveryIntervalMs: 6_000,
-      subscribers: () => new Map(),
-      source: {
-        meetings: async () => meetings(),
-        event: async (_id, opts) => waitForBudget(opts?.signal),
-      },
-      onEvent: async () => {
+      async (_id, opts) => waitForBudget(opts?.signal),
+      async () => {
         onEvent++;
         return { kind: 'unchanged' };
       },
-    });
+    );
     poller.start();
     await clock.advance(1_000);
     expect(poller.races().size).toBe(2);

@@ -116,10 +116,15 @@ export async function completeAttach(
     }
     await flushBuffer(deps, conn, stream, state);
   } catch (err) {
-    state.failed = true;
-    state.buffer = [];
-    deps.onError(err, conn, stream);
+    failAttach(deps, conn, stream, state, err);
   }
+}
+
+/** The log could not be read: nothing is buffered until the client asks for a resync. */
+function failAttach(deps: AttachDeps, conn: Subscriber, stream: StreamId, state: StreamState, err: unknown) {
+  state.failed = true;
+  state.buffer = [];
+  deps.onError(err, conn, stream);
 }
 
 /** Sends buffered live entries past lastSeq; if the buffer starts beyond lastSeq + 1, reads the hole. */
@@ -174,8 +179,6 @@ export async function fillGap(
     state.lastSeq = r.lastSeq;
     await flushBuffer(deps, conn, stream, state);
   } catch (err) {
-    state.failed = true;
-    state.buffer = [];
-    deps.onError(err, conn, stream);
+    failAttach(deps, conn, stream, state, err);
   }
 }
