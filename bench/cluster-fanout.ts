@@ -14,7 +14,6 @@ import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import { createRedisBus } from '../src/bus/redis-bus.js';
-import { registerWebSocketGateway } from '../src/delivery/ws/gateway.js';
 import type { NewEntry } from '../src/events/envelope.js';
 import { createRedisEventLog } from '../src/store/redis/redis-event-log.js';
 import { unboundedGateway } from './unbounded-gateway.js';
@@ -31,7 +30,7 @@ async function gatewayNode(prefix: string, nodeId: string) {
   const bus = createRedisBus({ pub: redis, sub, nodeId, channel: `${prefix}entries` });
   await bus.ready;
   const app = Fastify();
-  await registerWebSocketGateway(app, { log, bus, ...unboundedGateway });
+  await unboundedGateway(app, { log, bus });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   let cpu0 = process.cpuUsage();

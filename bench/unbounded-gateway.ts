@@ -1,20 +1,51 @@
 /**
- * Gateway settings for fan-out benchmarks: no catalog, the system clock, anonymous access, and limits
- * (connections per key, message rates, heartbeats) out of the way, so that the load measures delivery alone.
+ * A gateway for fan-out benchmarks: no catalog, the system clock, anonymous access, and limits (connections
+ * per key, message rates, heartbeats, pings) out of the way, so that the load measures delivery alone.
  */
+import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import type { Bus } from '../src/bus/bus.js';
 import { systemClock } from '../src/clock.js';
+import type { RaceCatalog } from '../src/delivery/core/catalog.js';
+import { DeliveryHub } from '../src/delivery/core/hub.js';
+import type { DeliveryLimits } from '../src/delivery/core/limits.js';
+import { registerWebSocketGateway } from '../src/delivery/ws/gateway.js';
+import type { EventLog } from '../src/store/ports.js';
 
-export const unboundedGateway = {
-  catalog: { race: () => undefined, racesOfMeeting: () => [], staleness: () => undefined },
-  clock: systemClock,
-  logger: pino({ level: 'silent' }),
-  auth: { allowAnonymous: true, keys: new Map() },
-  limits: {
-    maxConnectionsPerKey: 1_000_000,
-    messagesPerSecond: 1_000_000,
-    messageBurst: 1_000_000,
-    heartbeatMs: 600_000,
-    pingIntervalMs: 600_000,
-  },
+const noCatalog: RaceCatalog = {
+  race: () => undefined,
+  racesOfMeeting: () => [],
+  staleness: () => undefined,
 };
+
+export async function unboundedGateway(
+  app: FastifyInstance,
+  deps: { log: EventLog; bus: Bus; catalog?: RaceCatalog; limits?: Partial<DeliveryLimits> },
+) {
+  const logger = pino({ level: 'silent' });
+  const hub = new DeliveryHub({
+    log: deps.log,
+    bus: deps.bus,
+    catalog: deps.catalog ?? noCatalog,
+    wall: systemClock,
+    logger,
+    auth: { allowAnonymous: true, keys: new Map() },
+    limits: {
+      maxConnectionsPerKey: 1_000_000,
+      maxSubscriptionsPerKey: 1_000_000,
+      messagesPerSecond: 1_000_000,
+      messageBurst: 1_000_000,
+      heartbeatMs: 600_000,
+      ...deps.limits,
+    },
+  });
+  const gateway = await registerWebSocketGateway(app, { hub, logger, limits: { pingIntervalMs: 600_000 } });
+  return {
+    hub,
+    gateway,
+    async close() {
+      await gateway.close();
+      await hub.close();
+    },
+  };
+}

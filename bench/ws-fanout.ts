@@ -12,7 +12,6 @@ import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createMemoryBus } from '../src/bus/bus.js';
-import { registerWebSocketGateway } from '../src/delivery/ws/gateway.js';
 import type { LogEntry } from '../src/events/envelope.js';
 import { createMemoryEventLog } from '../src/store/memory-event-log.js';
 import { unboundedGateway } from './unbounded-gateway.js';
@@ -99,7 +98,7 @@ async function racewireTarget(): Promise<Target> {
   const app = Fastify();
   const log = createMemoryEventLog({ window: 1000 });
   const bus = createMemoryBus();
-  const gateway = await registerWebSocketGateway(app, { log, bus, ...unboundedGateway });
+  const gateway = await unboundedGateway(app, { log, bus });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   const document = { race: { event_id: 'R1' } };

@@ -9,13 +9,11 @@
 import { parseArgs } from 'node:util';
 import fjp from 'fast-json-patch';
 import Fastify from 'fastify';
-import { pino } from 'pino';
 import WebSocket from 'ws';
 import { createMemoryBus } from '../src/bus/bus.js';
-import { systemClock } from '../src/clock.js';
-import { registerWebSocketGateway } from '../src/delivery/ws/gateway.js';
 import { createMemoryEventLog } from '../src/store/memory-event-log.js';
 import type { EventLog } from '../src/store/ports.js';
+import { unboundedGateway } from './unbounded-gateway.js';
 
 function raceDoc(raceId: string, n: number) {
   const runners: Record<string, unknown> = {};
@@ -34,15 +32,7 @@ function raceDoc(raceId: string, n: number) {
 
 async function startServer(log: EventLog) {
   const app = Fastify();
-  const gateway = await registerWebSocketGateway(app, {
-    log,
-    bus: createMemoryBus(),
-    catalog: { race: () => undefined, racesOfMeeting: () => [], staleness: () => undefined },
-    clock: systemClock,
-    logger: pino({ level: 'silent' }),
-    auth: { allowAnonymous: true, keys: new Map() },
-    limits: { maxConnectionsPerKey: 1_000_000, messagesPerSecond: 1_000_000, messageBurst: 1_000_000 },
-  });
+  const gateway = await unboundedGateway(app, { log, bus: createMemoryBus() });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   return { url: `ws://127.0.0.1:${port}/ws`, gateway, close: () => app.close() };

@@ -7,10 +7,12 @@ import { type Bus, createMemoryBus } from './bus/bus.js';
 import { type Clock, createScaledClock, systemClock } from './clock.js';
 import { type ClusterNode, startClusterNode } from './cluster/cluster-node.js';
 import { type Config, parseApiKeys } from './config.js';
+import { DeliveryHub } from './delivery/core/hub.js';
+import { registerDeliveryMetrics } from './delivery/core/metrics.js';
+import { redactValue } from './delivery/core/redact.js';
 import { registerSseEndpoint, type SseEndpoint } from './delivery/sse/endpoint.js';
 import { registerWebhooks, type WebhookService } from './delivery/webhooks/index.js';
 import { registerWebSocketGateway, type WebSocketGateway } from './delivery/ws/gateway.js';
-import { redactValue } from './delivery/ws/redact.js';
 import type { LogEntry } from './events/envelope.js';
 import { buildApp } from './http/app.js';
 import { registerBoard } from './http/board.js';
@@ -32,7 +34,10 @@ export interface Racewire {
   /** http://host:port when listening, else ''. */
   url: string;
   simulator?: Simulator;
+  /** Race time: the race model and the scheduler (faster than real time beside the simulator). */
   clock: Clock;
+  /** Wall time: everything a person or a peer sees (limits, heartbeats, timeouts, webhooks). */
+  wallClock: Clock;
   /** STORE=redis: this node of the deployment. */
   cluster?: ClusterNode;
   stop(): Promise<void>;
@@ -42,6 +47,8 @@ export async function startRacewire(opts: {
   config: Config;
   logger?: Logger;
   listen?: boolean;
+  /** The wall clock (tests pass a manual one). @default systemClock */
+  wallClock?: Clock;
 }): Promise<Racewire> {
   const { config } = opts;
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
@@ -49,6 +56,7 @@ export async function startRacewire(opts: {
   const clock: Clock & { speed?: number } = embedded
     ? createScaledClock({ origin: Date.now(), speed: config.SIMULATOR_SPEED })
     : systemClock;
+  const wallClock = opts.wallClock ?? systemClock;
 
   let simulator: Simulator | undefined;
   let baseUrl = config.RACING_API_URL;
@@ -64,11 +72,9 @@ export async function startRacewire(opts: {
     baseUrl = await simulator.listen({ port: 0, host: '127.0.0.1' });
   }
 
-  let gateway: WebSocketGateway | undefined;
-  let sse: SseEndpoint | undefined;
+  let hub: DeliveryHub | undefined;
   // WebSocket and SSE subscribers both raise their races' priority.
-  const localSubscribers = () =>
-    sse?.subscriberCounts(new Map(gateway?.subscriberCounts() ?? [])) ?? new Map<string, number>();
+  const localSubscribers = () => hub?.subscriberCounts() ?? new Map<string, number>();
 
   // The store: one node (memory bus, SQLite or memory log) or a node of a Redis deployment.
   let cluster: ClusterNode | undefined;
@@ -169,21 +175,22 @@ export async function startRacewire(opts: {
   const app = await buildApp({ logger });
   const catalog = createRaceCatalog(view);
   const auth = { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) };
-  gateway = await registerWebSocketGateway(app, {
+  const delivery = new DeliveryHub({
     log,
     bus,
     catalog,
-    clock,
-    logger: logger.child({ component: 'ws' }),
+    wall: wallClock,
+    logger: logger.child({ component: 'delivery' }),
     auth,
   });
-  sse = await registerSseEndpoint(app, {
-    log,
-    bus,
-    catalog,
-    clock,
+  hub = delivery;
+  const gateway: WebSocketGateway = await registerWebSocketGateway(app, {
+    hub: delivery,
+    logger: logger.child({ component: 'ws' }),
+  });
+  const sse: SseEndpoint = await registerSseEndpoint(app, {
+    hub: delivery,
     logger: logger.child({ component: 'sse' }),
-    auth,
   });
   // With the memory store, webhook endpoints and deliveries live in an in-memory SQLite database: the same
   // code, as durable as the memory event log (not at all). With Redis, only the leader dispatches.
@@ -194,7 +201,7 @@ export async function startRacewire(opts: {
       : { kind: 'sqlite', db: webhookDb! },
     dispatch: !cluster,
     bus,
-    clock,
+    clock: wallClock,
     logger: logger.child({ component: 'webhooks' }),
     config: { adminToken: config.ADMIN_TOKEN, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE },
     onAttempt: (outcome, latencyMs) => {
@@ -210,7 +217,8 @@ export async function startRacewire(opts: {
     // Settled means the scheduler will not fetch it again: the scheduler's own rule, not a second one.
     let settled = 0;
     for (const race of races.values()) if (!pollPolicy(race, clock.now(), 0)) settled++;
-    const ws = gateway?.stats();
+    const ws = gateway.stats();
+    const events = sse.stats();
     const hooks = await webhooks.stats();
     return {
       time: clock.now(),
@@ -223,9 +231,14 @@ export async function startRacewire(opts: {
       },
       races: { watched: races.size - settled, settled },
       ws: {
-        connections: ws?.connections ?? 0,
-        subscribers: [...(gateway?.subscriberCounts().values() ?? [])].reduce((a, b) => a + b, 0),
-        slowDisconnects: ws?.slowDisconnects ?? 0,
+        connections: ws.connections,
+        subscribers: [...delivery.subscriberCounts('ws').values()].reduce((a, b) => a + b, 0),
+        slowDisconnects: ws.slowDisconnects,
+      },
+      sse: {
+        connections: events.connections,
+        subscribers: [...delivery.subscriberCounts('sse').values()].reduce((a, b) => a + b, 0),
+        slowDisconnects: events.slowDisconnects,
       },
       webhooks: { pending: hooks.pending, failing: hooks.failing },
       ...(cluster
@@ -241,7 +254,7 @@ export async function startRacewire(opts: {
       if (ms !== undefined && race.finishedAt === undefined) yield { raceId: race.raceId, ms };
     }
   };
-  metrics.sources.webSocketConnections = () => gateway?.stats().connections ?? 0;
+  registerDeliveryMetrics(metrics.registry, delivery);
   metrics.sources.outboxDepth = async () => (await webhooks.stats()).pending;
   if (cluster) {
     const node = cluster;
@@ -316,13 +329,14 @@ export async function startRacewire(opts: {
     url,
     simulator,
     clock,
+    wallClock,
     cluster,
     async stop() {
       // Polling stops while the lease is still held (appends in flight finish), then the lease is released so
       // another node takes over at once.
       await role.stop();
-      await gateway?.close();
-      await sse?.close();
+      await gateway.close();
+      await delivery.close();
       await webhooks.close();
       await app.close();
       if (cluster) await cluster.close();

@@ -9,7 +9,6 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export interface MetricSources {
   budget?: () => { used: number; left: number; queued: number };
   staleness?: () => Iterable<{ raceId: string; ms: number }>;
-  webSocketConnections?: () => number;
   outboxDepth?: () => number | Promise<number>;
   /** STORE=redis: whether this node holds the poller lease, and whether Redis answers. */
   cluster?: () => { leader: boolean; redisUp: boolean };
@@ -49,11 +48,6 @@ export function createMetrics(node?: string) {
       labelNames: ['code'] as const,
       registers: [registry],
     }),
-    slowDisconnects: new Counter({
-      name: 'racewire_ws_slow_disconnects_total',
-      help: 'WebSocket connections closed because their send buffer overflowed',
-      registers: [registry],
-    }),
     webhookDeliveries: new Counter({
       name: 'racewire_webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome',
@@ -88,14 +82,6 @@ export function createMetrics(node?: string) {
     collect() {
       this.reset();
       for (const { raceId, ms } of sources.staleness?.() ?? []) this.set({ race_id: raceId }, ms / 1000);
-    },
-  });
-  new Gauge({
-    name: 'racewire_ws_connections',
-    help: 'Open WebSocket connections',
-    registers: [registry],
-    collect() {
-      this.set(sources.webSocketConnections?.() ?? 0);
     },
   });
   new Gauge({

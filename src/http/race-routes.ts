@@ -13,6 +13,7 @@ export interface OpsSummary {
   budget: { maxPerMinute: number; used: number; left: number; queued: number };
   races: { watched: number; settled: number };
   ws: { connections: number; subscribers: number; slowDisconnects: number };
+  sse: { connections: number; subscribers: number; slowDisconnects: number };
   webhooks: { pending: number; failing: number };
   /** STORE=redis: this node, whether it holds the poller lease, and whether Redis answers. */
   cluster?: { node: string; leader: boolean; redisUp: boolean };

@@ -1,5 +1,5 @@
 /** The WebSocket gateway's and REST API's view of the races this node knows (its current race view). */
-import type { RaceCatalog } from '../delivery/ws/catalog.js';
+import type { RaceCatalog } from '../delivery/core/catalog.js';
 import type { RaceView } from './poller.js';
 
 export function createRaceCatalog(view: () => RaceView): RaceCatalog {

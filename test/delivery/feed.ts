@@ -6,8 +6,8 @@
 import fjp from 'fast-json-patch';
 import { type Bus, createMemoryBus } from '../../src/bus/bus.js';
 import { createManualClock, type ManualClock } from '../../src/clock.js';
-import type { ApiKey } from '../../src/delivery/ws/auth.js';
-import type { CatalogRace, RaceCatalog } from '../../src/delivery/ws/catalog.js';
+import type { ApiKey } from '../../src/delivery/core/auth.js';
+import type { CatalogRace, RaceCatalog } from '../../src/delivery/core/catalog.js';
 import type { NewEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog, type MemoryEventLogOptions } from '../../src/store/memory-event-log.js';
 import type { EventLog } from '../../src/store/ports.js';

@@ -3,12 +3,16 @@
  * resume from. Every refusal is a value with a code, answered as 400 `{error:{code,message}}`.
  */
 import type { StreamId } from '../../events/envelope.js';
-import { type ParsedChannel, parseChannel } from '../ws/client-messages.js';
+import { type ParsedChannel, parseChannel } from '../core/channels.js';
+import { parseStreamOptions, type StreamOptions } from '../core/stream-options.js';
 import type { StreamPosition } from '../ws/messages.js';
 import { parseEventId } from './event-id.js';
 
 export type SseErrorCode =
   | 'bad_request'
+  | 'too_many_connections'
+  | 'too_many_subscriptions'
+  | 'rate_limited'
   | 'missing_channel'
   | 'too_many_channels'
   | 'unknown_channel'
@@ -19,6 +23,7 @@ export interface SseRequest {
   channels: Array<{ channel: string; parsed: ParsedChannel & { kind: 'race' | 'meeting' } }>;
   /** Positions to resume from; empty for a fresh start. */
   from: Record<StreamId, StreamPosition>;
+  options: StreamOptions;
 }
 
 export type SseRequestResult =
@@ -40,6 +45,17 @@ export const sseQuerySchema = {
       description: 'Resume positions (the last SSE `id:` received); the `Last-Event-ID` header wins',
     },
     token: { type: 'string', description: 'API key when an Authorization header cannot be sent' },
+    fields: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 256 },
+      maxItems: 32,
+      description:
+        'Only these paths of race documents, e.g. `/race/status`, `/runners/*/odds` (repeat for several)',
+    },
+    conflateMs: {
+      type: 'integer',
+      description: 'At most one merged patch per stream per this many ms (100-60000)',
+    },
   },
   additionalProperties: false,
 } as const;
@@ -54,7 +70,12 @@ const hasControlOrSpace = (s: string) => {
 };
 
 export function parseSseRequest(
-  query: { channel?: readonly string[]; lastEventId?: string },
+  query: {
+    channel?: readonly string[];
+    lastEventId?: string;
+    fields?: readonly string[];
+    conflateMs?: number;
+  },
   lastEventIdHeader: string | undefined,
   maxChannels: number,
 ): SseRequestResult {
@@ -93,5 +114,7 @@ export function parseSseRequest(
     if (!r.ok) return { ok: false, code: 'bad_last_event_id', message: `Last-Event-ID ${r.message}` };
     from = r.positions;
   }
-  return { ok: true, request: { channels, from } };
+  const options = parseStreamOptions(query);
+  if (!options.ok) return { ok: false, code: 'bad_request', message: options.message };
+  return { ok: true, request: { channels, from, options: options.options } };
 }

@@ -19,6 +19,8 @@ const schemas = {
       .refine((r) => Object.keys(r).length <= 256, 'at most 256 positions')
       .optional(),
     filter: z.strictObject({ countries: names, codes: names, types: names }).optional(),
+    fields: z.array(z.string().min(1).max(256)).min(1).max(32).optional(),
+    conflateMs: z.number().int().optional(),
     reqId,
   }),
   unsubscribe: z.strictObject({ op: z.literal('unsubscribe'), channel: z.string().min(1).max(140), reqId }),
@@ -64,16 +66,4 @@ export function parseClientMessage(text: string): ParseResult {
     };
   }
   return { ok: true, message: parsed.data as ClientMessage };
-}
-
-export type ParsedChannel =
-  | { kind: 'race'; raceId: string }
-  | { kind: 'meeting'; meetingId: string }
-  | { kind: 'firehose' };
-
-export function parseChannel(channel: string): ParsedChannel | undefined {
-  if (channel === 'firehose') return { kind: 'firehose' };
-  const m = /^(race|meeting):([^\s]{1,128})$/.exec(channel);
-  if (!m) return undefined;
-  return m[1] === 'race' ? { kind: 'race', raceId: m[2]! } : { kind: 'meeting', meetingId: m[2]! };
 }

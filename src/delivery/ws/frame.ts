@@ -1,36 +1,20 @@
 /**
- * Builds an unmasked, unfragmented WebSocket text frame (RFC 6455 5.2) once, so one serialisation and one
- * header serve every subscriber of an audience.
+ * The header of an unmasked, unfragmented WebSocket text frame (RFC 6455 5.2). The payload that follows it
+ * is the shared message buffer, so one serialisation serves every subscriber of a variant.
  */
-export function textFrame(payload: string): Buffer {
-  const body = Buffer.from(payload, 'utf8');
-  const len = body.length;
-  const headerLen = len < 126 ? 2 : len < 65536 ? 4 : 10;
-  const frame = Buffer.allocUnsafe(headerLen + len);
-  frame[0] = 0x81; // FIN + text opcode
-  if (len < 126) {
-    frame[1] = len;
-  } else if (len < 65536) {
-    frame[1] = 126;
-    frame.writeUInt16BE(len, 2);
-  } else {
-    frame[1] = 127;
-    frame.writeUInt32BE(Math.floor(len / 2 ** 32), 2);
-    frame.writeUInt32BE(len >>> 0, 6);
+export function textFrameHeader(length: number): Buffer {
+  if (length < 126) return Buffer.from([0x81, length]);
+  if (length < 65536) {
+    const h = Buffer.allocUnsafe(4);
+    h[0] = 0x81;
+    h[1] = 126;
+    h.writeUInt16BE(length, 2);
+    return h;
   }
-  body.copy(frame, headerLen);
-  return frame;
-}
-
-/** A serialised message: the JSON text (for clients we cannot write raw frames to) and its frame. */
-export interface Outgoing {
-  json: string;
-  frame: Buffer;
-  /** For a log entry's message: what it is and where (SSE writes these as `event:` and `id:`). */
-  entry?: { type: 'snapshot' | 'patch' | 'event'; stream: string; seq: number };
-}
-
-export function outgoing(message: unknown): Outgoing {
-  const json = JSON.stringify(message);
-  return { json, frame: textFrame(json) };
+  const h = Buffer.allocUnsafe(10);
+  h[0] = 0x81;
+  h[1] = 127;
+  h.writeUInt32BE(Math.floor(length / 2 ** 32), 2);
+  h.writeUInt32BE(length >>> 0, 6);
+  return h;
 }

@@ -1,11 +1,11 @@
-export type { ApiKey, AuthConfig, Scope } from './auth.js';
-export type { CatalogRace, RaceCatalog } from './catalog.js';
+export type { ApiKey, AuthConfig, Scope } from '../core/auth.js';
+export type { CatalogRace, RaceCatalog } from '../core/catalog.js';
 export {
-  DEFAULT_LIMITS,
+  DEFAULT_WS_LIMITS,
   type GatewayDeps,
-  type GatewayLimits,
   type GatewayStats,
   registerWebSocketGateway,
   type WebSocketGateway,
+  type WebSocketLimits,
 } from './gateway.js';
 export * from './messages.js';

@@ -1,25 +1,20 @@
 /**
- * One client message: size and rate checks, strict parsing, then subscribe / unsubscribe / resync / ping.
- * Every refusal is an `error` message with a code; the connection stays open.
+ * One client message: rate and size checks, strict parsing, then subscribe / unsubscribe / resync / ping
+ * through the subscription core. Every refusal is an `error` message with a code; the connection stays open.
  */
 import type { RawData } from 'ws';
-import type { TokenBucket } from './auth.js';
-import type { RaceCatalog } from './catalog.js';
-import { parseChannel, parseClientMessage } from './client-messages.js';
-import type { Connection } from './connection.js';
-import { attachStream, subscribeChannel } from './fanout.js';
+import { parseChannel } from '../core/channels.js';
+import type { DeliveryHub } from '../core/hub.js';
+import { outgoing } from '../core/outgoing.js';
+import type { Session } from '../core/session.js';
+import { parseStreamOptions } from '../core/stream-options.js';
+import { parseClientMessage } from './client-messages.js';
 import type { ClientMessage, ErrorCode, ErrorMessage } from './messages.js';
-import type { Registry } from './registry.js';
-import type { AttachDeps } from './stream-attach.js';
 
 export interface HandlerDeps {
-  conn: Connection;
-  limits: { maxMessageBytes: number; maxSubscriptions: number };
-  catalog: RaceCatalog;
-  registry: Registry;
-  attach: AttachDeps;
-  bucket: TokenBucket;
-  now: () => number;
+  hub: DeliveryHub;
+  session: Session;
+  maxMessageBytes: number;
   stats: { clientErrors: number };
 }
 
@@ -33,72 +28,65 @@ function rawText(data: RawData): string {
   return Buffer.from(data as ArrayBuffer).toString('utf8');
 }
 
+type Fail = (code: ErrorCode, message: string, reqId?: string) => void;
+
 export function handleMessage(deps: HandlerDeps, data: RawData, isBinary: boolean) {
-  const { conn } = deps;
-  if (conn.closed) return;
-  const fail = (code: ErrorCode, message: string, reqId?: string) => {
+  const { session, hub } = deps;
+  if (session.closed) return;
+  const fail: Fail = (code, message, reqId) => {
     deps.stats.clientErrors++;
     const err: ErrorMessage = { type: 'error', code, message };
     if (reqId !== undefined) err.reqId = reqId;
-    conn.sendOne(err);
+    session.sendOne(outgoing(err));
   };
-  if (!deps.bucket.take()) return fail('rate_limited', 'too many messages; slow down');
+  if (!hub.take(session)) return fail('rate_limited', 'too many messages; slow down');
   if (isBinary) return fail('bad_request', 'binary frames are not accepted; send JSON text');
   const size = rawLength(data);
-  if (size > deps.limits.maxMessageBytes) {
-    return fail('message_too_large', `message of ${size} bytes exceeds ${deps.limits.maxMessageBytes}`);
+  if (size > deps.maxMessageBytes) {
+    return fail('message_too_large', `message of ${size} bytes exceeds ${deps.maxMessageBytes}`);
   }
   const parsed = parseClientMessage(rawText(data));
   if (!parsed.ok) return fail(parsed.code, parsed.message, parsed.reqId);
   dispatch(deps, parsed.message, fail);
 }
 
-type Fail = (code: ErrorCode, message: string, reqId?: string) => void;
-
 function dispatch(deps: HandlerDeps, msg: ClientMessage, fail: Fail) {
-  const { conn, registry } = deps;
+  const { session, hub } = deps;
+  const reply = (m: object) => session.sendOne(outgoing(m));
   switch (msg.op) {
     case 'ping':
-      conn.sendOne({ type: 'pong', time: deps.now(), ...(msg.reqId ? { reqId: msg.reqId } : {}) });
+      reply({ type: 'pong', time: hub.wall.now(), ...(msg.reqId ? { reqId: msg.reqId } : {}) });
       return;
     case 'subscribe': {
       const ch = parseChannel(msg.channel);
       if (!ch)
         return fail('unknown_channel', 'channel must be race:<id>, meeting:<id> or firehose', msg.reqId);
-      if (!conn.channels.has(msg.channel) && conn.channels.size >= deps.limits.maxSubscriptions) {
-        return fail('too_many_subscriptions', `at most ${deps.limits.maxSubscriptions} channels`, msg.reqId);
-      }
+      const options = parseStreamOptions(msg);
+      if (!options.ok) return fail('bad_request', options.message, msg.reqId);
+      if (ch.kind === 'firehose' && (msg.fields || msg.conflateMs !== undefined))
+        return fail('bad_request', 'fields and conflateMs apply to race and meeting channels', msg.reqId);
+      if (ch.kind !== 'firehose' && msg.filter)
+        return fail('bad_request', 'filter applies to the firehose only', msg.reqId);
+      const admitted = hub.admitChannel(session, msg.channel);
+      if (!admitted.ok) return fail(admitted.code as ErrorCode, admitted.message, msg.reqId);
       if (ch.kind === 'firehose') {
-        conn.channels.set(msg.channel, { ...ch, filter: msg.filter });
-        registry.firehose.add(conn);
-        conn.sendOne({ type: 'subscribed', channel: msg.channel, streams: [], reqId: msg.reqId });
+        hub.subscribeFirehose(session, msg.channel, { ...ch, filter: msg.filter });
+        reply({ type: 'subscribed', channel: msg.channel, streams: [], reqId: msg.reqId });
         return;
       }
-      if (msg.filter) return fail('bad_request', 'filter applies to the firehose only', msg.reqId);
-      subscribeChannel(deps, conn, msg.channel, ch, msg.from, (streams) =>
-        conn.sendOne({ type: 'subscribed', channel: msg.channel, streams, reqId: msg.reqId }),
+      hub.subscribe(session, msg.channel, ch, options.options, msg.from, (streams) =>
+        reply({ type: 'subscribed', channel: msg.channel, streams, reqId: msg.reqId }),
       );
       return;
     }
-    case 'unsubscribe': {
-      const ch = conn.channels.get(msg.channel);
-      if (!ch) return fail('not_subscribed', `not subscribed to ${msg.channel}`, msg.reqId);
-      conn.channels.delete(msg.channel);
-      if (ch.kind === 'firehose') registry.firehose.delete(conn);
-      if (ch.kind === 'meeting') registry.removeMeeting(conn, ch.meetingId);
-      for (const [stream, state] of [...conn.streams]) {
-        state.channels.delete(msg.channel);
-        if (state.channels.size === 0) registry.removeStream(conn, stream);
-      }
-      conn.sendOne({ type: 'unsubscribed', channel: msg.channel, reqId: msg.reqId });
+    case 'unsubscribe':
+      if (!hub.unsubscribe(session, msg.channel))
+        return fail('not_subscribed', `not subscribed to ${msg.channel}`, msg.reqId);
+      reply({ type: 'unsubscribed', channel: msg.channel, reqId: msg.reqId });
       return;
-    }
-    case 'resync': {
-      const state = conn.streams.get(msg.stream);
-      if (!state) return fail('not_subscribed', `not subscribed to stream ${msg.stream}`, msg.reqId);
-      const channel = [...state.channels][0]!;
-      attachStream(deps, conn, msg.stream, channel, undefined, 'resync');
+    case 'resync':
+      if (!hub.resync(session, msg.stream))
+        return fail('not_subscribed', `not subscribed to stream ${msg.stream}`, msg.reqId);
       return;
-    }
   }
 }

@@ -35,6 +35,10 @@ export type ClientMessage =
       /** Last positions per stream, to resume instead of starting from a snapshot. */
       from?: Record<StreamId, StreamPosition>;
       filter?: FirehoseFilter;
+      /** Only these paths of race documents (JSON Pointers; `*` matches any member or list index). */
+      fields?: string[];
+      /** At most one merged patch per stream per this many ms (100-60000); messages then carry `prevSeq`. */
+      conflateMs?: number;
       reqId?: string;
     }
   | { op: 'unsubscribe'; channel: Channel; reqId?: string }
@@ -98,6 +102,8 @@ export interface PatchMessage {
   base: number;
   ops: Operation[];
   timestamp: string;
+  /** Conflated subscriptions: the seq of the stream's previous message (seqs between were merged). */
+  prevSeq?: number;
 }
 
 export interface EventMessage {
@@ -105,14 +111,19 @@ export interface EventMessage {
   stream: StreamId;
   seq: number;
   event: RaceEvent;
+  /** Conflated subscriptions: the seq of the stream's previous message. */
+  prevSeq?: number;
 }
 
 export interface HeartbeatMessage {
   type: 'heartbeat';
-  /** Server time, ms since the epoch. */
+  /** Server wall-clock time, ms since the epoch (race time, which the simulator may speed up, is in /v1/ops). */
   time: number;
-  /** Per subscribed race: last seq sent and ms since its data was last fetched (null: never). */
-  streams: Record<StreamId, { seq: number; staleMs: number | null }>;
+  /**
+   * Per live stream: its head seq and epoch (every entry up to `seq` was sent before this heartbeat: a copy
+   * behind it lost something and should resync) and, for races, ms since the data was last fetched.
+   */
+  streams: Record<StreamId, { seq: number; epoch: string; staleMs: number | null }>;
 }
 
 export interface PongMessage {
@@ -160,7 +171,7 @@ export const CloseCode = {
   GoingAway: 1001,
   /** Frame above the hard size limit: the ws layer closes. Fix the client. */
   TooBig: 1009,
-  /** Send buffer over its limit because the client read too slowly: reconnect and resume. */
+  /** The connection owed too much for too long because the client read too slowly: reconnect and resume. */
   SlowConsumer: 4008,
   /** Too many connections for this key, or messages far above the rate: reconnect later. */
   RateLimited: 4029,

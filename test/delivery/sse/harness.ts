@@ -2,11 +2,14 @@
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import type { CatalogRace } from '../../../src/delivery/core/catalog.js';
+import type { DeliveryHub } from '../../../src/delivery/core/hub.js';
+import type { DeliveryLimits } from '../../../src/delivery/core/limits.js';
 import { registerSseEndpoint, type SseEndpoint, type SseLimits } from '../../../src/delivery/sse/endpoint.js';
-import type { CatalogRace } from '../../../src/delivery/ws/catalog.js';
 import { buildApp } from '../../../src/http/app.js';
 import type { MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
-import { createFeed, type Feed, testKeys } from '../feed.js';
+import { createFeed, type Feed } from '../feed.js';
+import { createHub } from '../ws/harness.js';
 
 export { PARTNER_KEY, PUBLIC_KEY } from '../feed.js';
 export { raceDoc } from '../ws/harness.js';
@@ -15,26 +18,24 @@ export interface SseHarness extends Feed {
   app: FastifyInstance;
   base: string;
   endpoint: SseEndpoint;
+  hub: DeliveryHub;
   races: Map<string, CatalogRace>;
   addRace(raceId: string, meetingId?: string): void;
   close(): Promise<void>;
 }
 
 export async function startSse(
-  opts: { limits?: Partial<SseLimits>; logOptions?: MemoryEventLogOptions; listen?: boolean } = {},
+  opts: {
+    limits?: Partial<SseLimits & DeliveryLimits>;
+    logOptions?: MemoryEventLogOptions;
+    listen?: boolean;
+  } = {},
 ): Promise<SseHarness> {
   const logger = pino({ level: 'silent' });
   const app = await buildApp({ logger });
   const feed = createFeed(opts.logOptions);
-  const endpoint = await registerSseEndpoint(app, {
-    log: feed.log,
-    bus: feed.bus,
-    catalog: feed.catalog,
-    clock: feed.clock,
-    logger,
-    auth: { allowAnonymous: true, keys: testKeys() },
-    limits: opts.limits,
-  });
+  const hub = createHub(feed, { limits: opts.limits });
+  const endpoint = await registerSseEndpoint(app, { hub, logger, limits: opts.limits });
   let base = '';
   if (opts.listen !== false) {
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -48,11 +49,13 @@ export async function startSse(
     app,
     base,
     endpoint,
+    hub,
     races,
     addRace(raceId, meetingId = 'M1') {
       races.set(raceId, { raceId, meetingId, country: 'AUS', category: 'T', status: 'Open', startTime: 0 });
     },
     async close() {
+      await hub.close();
       await app.close();
     },
   };

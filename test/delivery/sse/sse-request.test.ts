@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { outgoing } from '../../../src/delivery/core/outgoing.js';
 import { formatEventId, parseEventId } from '../../../src/delivery/sse/event-id.js';
-import { SseConnection } from '../../../src/delivery/sse/sse-connection.js';
 import type { SseErrorCode } from '../../../src/delivery/sse/sse-request.js';
-import { outgoing } from '../../../src/delivery/ws/frame.js';
+import { SseSink } from '../../../src/delivery/sse/sse-sink.js';
 import { type SseHarness, startSse } from './harness.js';
 
 describe('SSE event ids', () => {
@@ -42,42 +42,49 @@ describe('SSE event ids', () => {
   });
 });
 
-describe('SseConnection', () => {
-  const principal = { name: 'p', scope: 'partner' as const, anonymous: false };
-
-  it('ends itself as a slow consumer instead of buffering past its limit', () => {
+describe('SseSink', () => {
+  function response() {
     const written: string[] = [];
-    const sink = { writableLength: 0, write: (t: string) => written.push(t) > 0 };
-    const slow: SseConnection[] = [];
-    const conn = new SseConnection('c1', principal, sink, 200, (c) => slow.push(c));
-    expect(conn.sendOne({ type: 'snapshot', stream: 'R1', seq: 1, epoch: 'e1', document: null }).ok).toBe(
-      true,
-    );
-    expect(written[0]).toBe(
-      'id: R1|e1|1\nevent: snapshot\ndata: {"type":"snapshot","stream":"R1","seq":1,"epoch":"e1","document":null}\n\n',
-    );
-    sink.writableLength = 190;
-    const big = {
-      ...outgoing({ type: 'event', stream: 'R1', seq: 2 }),
-      entry: { type: 'event' as const, stream: 'R1', seq: 2 },
+    const res = {
+      writableLength: 0,
+      writableNeedDrain: false,
+      writableEnded: false,
+      write: (t: string | Buffer) => written.push(String(t)) > 0,
+      cork() {},
+      uncork() {},
+      once: () => res,
+      end() {
+        res.writableEnded = true;
+      },
+      destroy() {},
     };
-    expect(conn.send([big])).toEqual({ ok: false, bytes: 0 });
-    expect(slow).toEqual([conn]);
-    expect(written.length).toBe(1);
+    return { res, text: () => written.join('') };
+  }
+
+  it('writes stream messages as id/event/data blocks and remembers every stream position', () => {
+    const { res, text } = response();
+    const sink = new SseSink(res);
+    const snap = { type: 'snapshot', stream: 'R1', seq: 1, epoch: 'e1' } as const;
+    sink.write([outgoing({ ...snap, document: null }, snap)]);
+    sink.write([outgoing({ type: 'event', stream: 'R2', seq: 4 }, { type: 'event', stream: 'R2', seq: 4 })]);
+    expect(text()).toBe(
+      'id: R1|e1|1\nevent: snapshot\ndata: {"type":"snapshot","stream":"R1","seq":1,"epoch":"e1","document":null}\n\n' +
+        'event: event\ndata: {"type":"event","stream":"R2","seq":4}\n\n',
+    );
   });
 
-  it('writes nothing for WebSocket-only messages', () => {
-    const written: string[] = [];
-    const conn = new SseConnection(
-      'c1',
-      principal,
-      { writableLength: 0, write: (t) => written.push(t) > 0 },
-      1e6,
-      () => {},
+  it('writes nothing for WebSocket-only messages, heartbeats as comments, and a close event before the end', () => {
+    const { res, text } = response();
+    const sink = new SseSink(res);
+    sink.write([outgoing({ type: 'subscribed', channel: 'race:R1', streams: ['R1'] })]);
+    sink.write([outgoing({ type: 'error', code: 'internal', message: 'x' })]);
+    sink.write([{ ...outgoing({ type: 'heartbeat' }), heartbeat: Date.parse('2026-11-22T10:00:01Z') }]);
+    sink.end(4008, 'slow consumer: reconnect and resume');
+    expect(text()).toBe(
+      ': hb 2026-11-22T10:00:01.000Z\n\n' +
+        'event: close\ndata: {"type":"close","code":4008,"reason":"slow_consumer","message":"slow consumer: reconnect and resume"}\n\n',
     );
-    conn.sendOne({ type: 'subscribed', channel: 'race:R1', streams: ['R1'] });
-    conn.sendOne({ type: 'error', code: 'internal', message: 'x' });
-    expect(written).toEqual([]);
+    expect(res.writableEnded).toBe(true);
   });
 });
 
@@ -87,7 +94,7 @@ describe('GET /v1/sse refusals', () => {
 
   const cases: Array<[string, Record<string, string>, number, string]> = [
     ['', {}, 400, 'missing_channel'],
-    [Array.from({ length: 21 }, (_, i) => `channel=race:R${i}`).join('&'), {}, 400, 'too_many_channels'],
+    [Array.from({ length: 201 }, (_, i) => `channel=race:R${i}`).join('&'), {}, 400, 'too_many_channels'],
     ['channel=firehose', {}, 400, 'unknown_channel'],
     ['channel=R1', {}, 400, 'unknown_channel'],
     ['channel=race:R1', { 'last-event-id': 'garbage' }, 400, 'bad_last_event_id'],
@@ -107,7 +114,7 @@ describe('GET /v1/sse refusals', () => {
     h = await startSse({ listen: false });
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const params = doc.paths['/v1/sse'].get.parameters.map((p: { name: string }) => p.name);
-    expect(params.sort()).toEqual(['channel', 'lastEventId', 'token']);
+    expect(params.sort()).toEqual(['channel', 'conflateMs', 'fields', 'lastEventId', 'token']);
   });
 });
 
@@ -124,6 +131,9 @@ describe('docs/protocol.md', () => {
       bad_last_event_id: true,
       bad_request: true,
       unauthorized: true,
+      too_many_connections: true,
+      too_many_subscriptions: true,
+      rate_limited: true,
     };
     for (const code of Object.keys(codes)) expect(section).toContain(`\`${code}\``);
   });

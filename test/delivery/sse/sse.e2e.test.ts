@@ -209,13 +209,13 @@ describe('GET /v1/sse', () => {
     const b = connect('channel=race:R1&channel=meeting:M1');
     await a.nextData();
     await b.nextData();
-    expect(h.endpoint.subscriberCounts()).toEqual(
+    expect(h.hub.subscriberCounts('sse')).toEqual(
       new Map([
         ['R1', 2],
         ['R2', 2],
       ]),
     );
-    expect(h.endpoint.subscriberCounts(new Map([['R1', 5]])).get('R1')).toBe(7);
+    expect(h.hub.subscriberCounts('sse', new Map([['R1', 5]])).get('R1')).toBe(7);
   });
 
   it('ends every stream when the server closes', async () => {
@@ -223,7 +223,7 @@ describe('GET /v1/sse', () => {
     const c = connect('channel=race:R1');
     await c.nextData();
     expect(h.endpoint.stats().connections).toBe(1);
-    await h.endpoint.close();
+    await h.hub.close();
     await c.waitEnd();
     expect(c.ended).toBe(true);
   });

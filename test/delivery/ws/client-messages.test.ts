@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseChannel, parseClientMessage } from '../../../src/delivery/ws/client-messages.js';
+import { parseChannel } from '../../../src/delivery/core/channels.js';
+import { parseClientMessage } from '../../../src/delivery/ws/client-messages.js';
 
 describe('parseClientMessage', () => {
   it('accepts a resume subscription', () => {

@@ -343,7 +343,7 @@ describe('WebSocket gateway end to end', () => {
     expect(h.gateway.stats().connections).toBe(1);
   });
 
-  it('sends an application heartbeat with the staleness of each subscribed race', async () => {
+  it('sends an application heartbeat with the head, epoch and staleness of each subscribed race', async () => {
     h = await startHarness({ limits: { heartbeatMs: 5000 } });
     addRace(h, 'R1');
     addRace(h, 'R2');
@@ -356,10 +356,11 @@ describe('WebSocket gateway end to end', () => {
     await c.seen((m) => m.type === 'snapshot' && m.stream === 'R1');
     await h.clock.advance(5000);
     const hb = await c.nextOfType('heartbeat');
+    const epoch = (await h.log.head('R1')).epoch;
     expect(hb).toEqual({
       type: 'heartbeat',
       time: h.clock.now(),
-      streams: { R1: { seq: 1, staleMs: 1234 }, R2: { seq: 0, staleMs: null } },
+      streams: { R1: { seq: 1, epoch, staleMs: 1234 }, R2: { seq: 0, epoch, staleMs: null } },
     });
   });
 
@@ -372,9 +373,9 @@ describe('WebSocket gateway end to end', () => {
     expect(await c.nextOfType('subscribed')).toMatchObject({ streams: ['meeting:M1', 'R1'] });
     await c.seen((m) => m.type === 'snapshot' && m.stream === 'meeting:M1');
     await c.seen((m) => m.type === 'snapshot' && m.stream === 'R1');
-    expect(h.gateway.subscriberCounts()).toEqual(new Map([['R1', 1]]));
+    expect(h.hub.subscriberCounts()).toEqual(new Map([['R1', 1]]));
     addRace(h, 'R2');
-    expect(h.gateway.subscriberCounts()).toEqual(
+    expect(h.hub.subscriberCounts()).toEqual(
       new Map([
         ['R1', 1],
         ['R2', 1],
@@ -390,7 +391,7 @@ describe('WebSocket gateway end to end', () => {
     expect(follow(c.received, 'R2').doc).toEqual(raceDoc('R2', 1));
     c.send({ op: 'unsubscribe', channel: 'meeting:M1' });
     await c.nextOfType('unsubscribed');
-    expect(h.gateway.subscriberCounts().size).toBe(0);
+    expect(h.hub.subscriberCounts().size).toBe(0);
   });
 
   it('delivers only matching events on a filtered firehose', async () => {

@@ -3,11 +3,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import WebSocket from 'ws';
-import type { AuthConfig } from '../../../src/delivery/ws/auth.js';
+import type { AuthConfig } from '../../../src/delivery/core/auth.js';
+import { DeliveryHub } from '../../../src/delivery/core/hub.js';
+import type { DeliveryLimits } from '../../../src/delivery/core/limits.js';
 import {
-  type GatewayLimits,
   registerWebSocketGateway,
   type WebSocketGateway,
+  type WebSocketLimits,
 } from '../../../src/delivery/ws/gateway.js';
 import type { ServerMessage } from '../../../src/delivery/ws/messages.js';
 import type { MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
@@ -19,26 +21,38 @@ export interface Harness extends Feed {
   app: FastifyInstance;
   url: string;
   gateway: WebSocketGateway;
+  hub: DeliveryHub;
   close(): Promise<void>;
 }
 
-export async function startHarness(
-  opts: {
-    limits?: Partial<GatewayLimits>;
-    logOptions?: MemoryEventLogOptions;
-    allowAnonymous?: boolean;
-  } = {},
-): Promise<Harness> {
-  const app = Fastify();
-  const feed = createFeed(opts.logOptions);
+export type HarnessLimits = Partial<DeliveryLimits & WebSocketLimits>;
+
+/** A hub on the feed, with the feed's manual clock as its wall clock. */
+export function createHub(
+  feed: Feed,
+  opts: { limits?: Partial<DeliveryLimits>; allowAnonymous?: boolean } = {},
+) {
   const auth: AuthConfig = { allowAnonymous: opts.allowAnonymous ?? true, keys: testKeys() };
-  const gateway = await registerWebSocketGateway(app, {
+  return new DeliveryHub({
     log: feed.log,
     bus: feed.bus,
     catalog: feed.catalog,
-    clock: feed.clock,
+    wall: feed.clock,
     logger: pino({ level: 'silent' }),
     auth,
+    limits: opts.limits,
+  });
+}
+
+export async function startHarness(
+  opts: { limits?: HarnessLimits; logOptions?: MemoryEventLogOptions; allowAnonymous?: boolean } = {},
+): Promise<Harness> {
+  const app = Fastify();
+  const feed = createFeed(opts.logOptions);
+  const hub = createHub(feed, opts);
+  const gateway = await registerWebSocketGateway(app, {
+    hub,
+    logger: pino({ level: 'silent' }),
     limits: opts.limits,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -49,8 +63,10 @@ export async function startHarness(
     app,
     url: `ws://127.0.0.1:${address.port}/ws`,
     gateway,
+    hub,
     async close() {
       await gateway.close();
+      await hub.close();
       await app.close();
     },
   };

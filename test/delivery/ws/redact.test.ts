@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactOps, redactValue } from '../../../src/delivery/ws/redact.js';
+import { redactOps, redactValue } from '../../../src/delivery/core/redact.js';
 
 describe('redactValue', () => {
   it('removes restricted keys at any depth and keeps everything else', () => {

@@ -65,7 +65,7 @@ export function authenticate(
   return { ok: true, principal: { name: found.name, scope: found.scope, anonymous: false } };
 }
 
-/** A token bucket on the injected clock: `rate` tokens per second, holding at most `burst`. */
+/** A token bucket on the injected (wall) clock: `rate` tokens per second, holding at most `burst`. */
 export class TokenBucket {
   private tokens: number;
   private last: number;
@@ -79,12 +79,13 @@ export class TokenBucket {
     this.last = now();
   }
 
-  take(): boolean {
+  /** Takes `n` tokens, or none when fewer are left. */
+  take(n = 1): boolean {
     const t = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.rate);
     this.last = t;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
+    if (this.tokens < n) return false;
+    this.tokens -= n;
     return true;
   }
 }

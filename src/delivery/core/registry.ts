@@ -5,9 +5,9 @@
  */
 import type { StreamId } from '../../events/envelope.js';
 import type { RaceCatalog } from './catalog.js';
-import type { Connection, Subscriber } from './connection.js';
+import type { Session } from './session.js';
 
-export class Registry<C extends Subscriber = Connection> {
+export class Registry<C extends Session = Session> {
   readonly all = new Set<C>();
   readonly byStream = new Map<StreamId, Set<C>>();
   readonly byMeeting = new Map<string, Set<C>>();
@@ -58,7 +58,7 @@ export class Registry<C extends Subscriber = Connection> {
 
 /** Subscribers per race id (a meeting subscription counts for each of its races): the poller's priority. */
 export function subscriberCounts(
-  subscribers: Iterable<Subscriber>,
+  subscribers: Iterable<Session>,
   catalog: RaceCatalog,
   into: Map<string, number> = new Map(),
 ): Map<string, number> {
