@@ -6,6 +6,7 @@ import type { CatalogRace } from '../../../src/delivery/core/catalog.js';
 import type { DeliveryHub } from '../../../src/delivery/core/hub.js';
 import type { DeliveryLimits } from '../../../src/delivery/core/limits.js';
 import { registerSseEndpoint, type SseEndpoint, type SseLimits } from '../../../src/delivery/sse/endpoint.js';
+import { registerWebSocketGateway } from '../../../src/delivery/ws/gateway.js';
 import { buildApp } from '../../../src/http/app.js';
 import type { MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
 import { createFeed, type Feed } from '../feed.js';
@@ -29,6 +30,8 @@ export async function startSse(
     limits?: Partial<SseLimits & DeliveryLimits>;
     logOptions?: MemoryEventLogOptions;
     listen?: boolean;
+    /** Also serve WebSocket at /ws on the same hub (shared limits). */
+    webSocket?: boolean;
   } = {},
 ): Promise<SseHarness> {
   const logger = pino({ level: 'silent' });
@@ -36,6 +39,7 @@ export async function startSse(
   const feed = createFeed(opts.logOptions);
   const hub = createHub(feed, { limits: opts.limits });
   const endpoint = await registerSseEndpoint(app, { hub, logger, limits: opts.limits });
+  if (opts.webSocket) await registerWebSocketGateway(app, { hub, logger });
   let base = '';
   if (opts.listen !== false) {
     await app.listen({ host: '127.0.0.1', port: 0 });
