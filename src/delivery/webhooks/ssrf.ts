@@ -7,6 +7,7 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { WebhookError } from './errors.js';
+import { specialRange } from './special-ranges.js';
 
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
@@ -18,18 +19,30 @@ export interface NetworkPolicy {
   allowedHosts: string[];
 }
 
-/** The ipaddr.js range of an address, looking through IPv4-mapped IPv6 (`::ffff:127.0.0.1`). */
+/**
+ * The range of an address: a special-purpose block (special-ranges.ts) when it is in one, else ipaddr.js's
+ * range (`unicast` for a public address). IPv6 forms embedding an IPv4 address are special blocks whatever
+ * the IPv4 address, so `::ffff:8.8.8.8` is refused too: a webhook names a plain address or a host.
+ */
 export function addressRange(address: string): string {
   if (!ipaddr.isValid(address)) return 'invalid';
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range();
+  const canonical = address.includes(':') ? canonicalIPv6(address) : address;
+  return specialRange(canonical) ?? ipaddr.parse(canonical).range();
 }
 
-/** Only public unicast is allowed: loopback, private, link-local, unique-local, CGNAT (carrierGradeNat),
- * multicast, reserved, 6to4/teredo/NAT64 and the rest are refused. */
+/**
+ * An IPv6 address as the URL parser (and so the HTTP client) reads it: ipaddr.js reads `::127.0.0.1` as the
+ * IPv4-mapped `::ffff:127.0.0.1`, WHATWG as the IPv4-compatible `::7f00:1` it is.
+ */
+function canonicalIPv6(address: string): string {
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+}
+
+/** Only public unicast is allowed: every special-purpose, private, multicast or embedded-IPv4 block is refused. */
 export const isPublicAddress = (address: string): boolean => addressRange(address) === 'unicast';
 
 function inAllowList(hostOrAddress: string, policy: NetworkPolicy): boolean {
