@@ -3,11 +3,12 @@
  * everything a client sees (the message rate, heartbeats, pings and their timeout, webhook timestamps) runs on
  * the wall clock, here a manual one that does not move unless told. SSE appears in /v1/ops and /metrics.
  */
+
+import type { ServerMessage } from '@racewire/client/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createManualClock, type ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
-import type { ServerMessage } from '../src/delivery/ws/messages.js';
 import { type Racewire, startRacewire } from '../src/runtime.js';
 
 let racewire: Racewire;

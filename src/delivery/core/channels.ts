@@ -4,7 +4,7 @@ export type ParsedChannel =
   | { kind: 'meeting'; meetingId: string }
   | { kind: 'firehose' };
 
-export type { FirehoseFilter } from '../ws/messages.js';
+export type { FirehoseFilter } from '@racewire/client/protocol';
 
 export function parseChannel(channel: string): ParsedChannel | undefined {
   if (channel === 'firehose') return { kind: 'firehose' };

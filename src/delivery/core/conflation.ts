@@ -4,9 +4,10 @@
  * applies to the client's own document version (`base`), and every message of a conflated stream names the
  * seq of the one before it (`prevSeq`), so a client still checks continuity although seqs are skipped.
  */
+
+import type { EventMessage, PatchMessage } from '@racewire/client/protocol';
 import type { Operation } from 'fast-json-patch';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
-import type { EventMessage, PatchMessage } from '../ws/messages.js';
 import { compactOps } from './compact-ops.js';
 import { entryMessage, opsFor } from './entry-messages.js';
 import { type Outgoing, outgoing } from './outgoing.js';

@@ -2,8 +2,9 @@
  * Log entries as wire messages, per variant (audience, and field projection if any). A batch from the bus
  * is serialised at most once per variant, whatever the number of subscribers.
  */
+
+import type { EventMessage, PatchMessage, SnapshotMessage } from '@racewire/client/protocol';
 import type { LogEntry } from '../../events/envelope.js';
-import type { EventMessage, PatchMessage, SnapshotMessage } from '../ws/messages.js';
 import type { Scope } from './auth.js';
 import { type Outgoing, outgoing } from './outgoing.js';
 import { project, projectOps } from './projection.js';

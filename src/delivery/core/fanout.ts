@@ -4,8 +4,9 @@
  * the hole read from the log first (a distributed bus may drop a batch); an entry from another epoch (the log
  * was reset) gives a fresh snapshot. Conflated streams hold their entries for the next flush.
  */
+
+import type { FirehoseFilter, StreamPosition } from '@racewire/client/protocol';
 import type { LogEntry } from '../../events/envelope.js';
-import type { FirehoseFilter, StreamPosition } from '../ws/messages.js';
 import type { RaceCatalog } from './catalog.js';
 import { channelStreams, type ParsedChannel } from './channels.js';
 import { holdForConflation } from './conflation.js';

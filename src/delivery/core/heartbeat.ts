@@ -4,10 +4,11 @@
  * whose log was reset gets fresh snapshots. Each heartbeat then names, per live stream, the head seq and
  * epoch: everything up to that seq left before the heartbeat, so a client behind it knows it lost something.
  */
+
+import type { HeartbeatMessage } from '@racewire/client/protocol';
 import type { Clock } from '../../clock.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
 import type { EventLog } from '../../store/ports.js';
-import type { HeartbeatMessage } from '../ws/messages.js';
 import type { RaceCatalog } from './catalog.js';
 import { type Outgoing, outgoing } from './outgoing.js';
 import type { Registry } from './registry.js';

@@ -5,12 +5,12 @@
  * Wall-clock time drives all of it; race time never reaches a client's limits.
  */
 import { randomUUID } from 'node:crypto';
+import type { StreamPosition } from '@racewire/client/protocol';
 import type { Logger } from 'pino';
 import type { Bus } from '../../bus/bus.js';
 import type { Clock } from '../../clock.js';
 import type { StreamId } from '../../events/envelope.js';
 import type { EventLog } from '../../store/ports.js';
-import type { StreamPosition } from '../ws/messages.js';
 import { Admission, type Refusal } from './admission.js';
 import type { AuthConfig, Principal } from './auth.js';
 import type { RaceCatalog } from './catalog.js';

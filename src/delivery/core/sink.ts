@@ -4,7 +4,7 @@
  */
 import type { Outgoing } from './outgoing.js';
 
-export { CloseCode } from '../ws/messages.js';
+export { CloseCode } from '@racewire/client/protocol';
 
 export interface Sink {
   /**

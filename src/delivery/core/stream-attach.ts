@@ -5,9 +5,10 @@
  * connection to have room (`Session.writable`), so attach work is paced by the client's own reading.
  * A stream that cannot be read from the log is retried with a snapshot after a back-off on the wall clock.
  */
+
+import type { StreamPosition } from '@racewire/client/protocol';
 import type { Clock } from '../../clock.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
-import type { StreamPosition } from '../ws/messages.js';
 import { entryOutgoing } from './entry-messages.js';
 import { type DeliveryLimits, MAX_ATTACH_RETRY_MS } from './limits.js';
 import { type Outgoing, outgoing, snapshotOutgoing } from './outgoing.js';

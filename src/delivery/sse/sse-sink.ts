@@ -4,10 +4,11 @@
  * is a last `event: close` block before the response ends. Messages meant for WebSocket clients only
  * (welcome, pong, errors) are not written. The id holds the position in every stream of the connection.
  */
+
+import type { StreamPosition } from '@racewire/client/protocol';
 import type { StreamId } from '../../events/envelope.js';
 import type { Outgoing } from '../core/outgoing.js';
 import type { Sink } from '../core/sink.js';
-import type { StreamPosition } from '../ws/messages.js';
 import { formatEventId } from './event-id.js';
 
 /** The part of an http.ServerResponse this needs. */

@@ -4,6 +4,7 @@
  * subscription core's (src/delivery/core/hub.ts); this file only moves bytes and frames.
  */
 import websocket from '@fastify/websocket';
+import { CloseCode, SUBPROTOCOL, type WelcomeMessage } from '@racewire/client/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
@@ -12,9 +13,7 @@ import { every } from '../core/heartbeat.js';
 import type { DeliveryHub, TransportStats } from '../core/hub.js';
 import { outgoing } from '../core/outgoing.js';
 import type { Session } from '../core/session.js';
-import { CloseCode } from '../core/sink.js';
 import { handleMessage } from './message-handler.js';
-import { SUBPROTOCOL, type WelcomeMessage } from './messages.js';
 import { WebSocketSink } from './ws-sink.js';
 
 export interface WebSocketLimits {

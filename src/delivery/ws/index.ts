@@ -8,4 +8,3 @@ export {
   type WebSocketGateway,
   type WebSocketLimits,
 } from './gateway.js';
-export * from './messages.js';

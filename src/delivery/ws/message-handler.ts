@@ -2,6 +2,8 @@
  * One client message: rate and size checks, strict parsing, then subscribe / unsubscribe / resync / ping
  * through the subscription core. Every refusal is an `error` message with a code; the connection stays open.
  */
+
+import type { ClientMessage, ErrorCode, ErrorMessage } from '@racewire/client/protocol';
 import type { RawData } from 'ws';
 import { parseChannel } from '../core/channels.js';
 import type { DeliveryHub } from '../core/hub.js';
@@ -9,7 +11,6 @@ import { outgoing } from '../core/outgoing.js';
 import type { Session } from '../core/session.js';
 import { parseStreamOptions } from '../core/stream-options.js';
 import { parseClientMessage } from './client-messages.js';
-import type { ClientMessage, ErrorCode, ErrorMessage } from './messages.js';
 
 export interface HandlerDeps {
   hub: DeliveryHub;

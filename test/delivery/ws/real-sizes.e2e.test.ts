@@ -2,8 +2,9 @@
  * Subscriptions at real sizes (issue 13): real documents are ~195 KB, a meeting of 12 races ~2.4 MB. A reader
  * that keeps up gets every document; only a connection that does not drain over time is closed.
  */
+
+import type { SnapshotMessage } from '@racewire/client/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SnapshotMessage } from '../../../src/delivery/ws/messages.js';
 import { realDoc, realDocBytes } from '../support/real-doc.js';
 import { addRace, type Harness, PARTNER_KEY, startHarness, TestClient } from './harness.js';
 
