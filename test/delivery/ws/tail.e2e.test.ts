@@ -1,0 +1,99 @@
+/**
+ * The gateway side of issue 14.3: a lost last batch is found at the next heartbeat (which names each stream's
+ * head seq and epoch), a stream whose read failed while attaching is retried with a snapshot, and entries of
+ * another epoch (the log was reset) give a fresh snapshot instead of being skipped.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../../src/events/envelope.js';
+import { addRace, type Harness, PARTNER_KEY, raceDoc, startHarness, TestClient } from './harness.js';
+
+let h: Harness;
+const clients: TestClient[] = [];
+const partner = () => {
+  const c = new TestClient(`${h.url}?token=${PARTNER_KEY}`);
+  clients.push(c);
+  return c;
+};
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.ws.terminate();
+  await h?.close();
+});
+
+describe('lost tails and failed attaches', () => {
+  it('delivers a last batch the bus dropped before the next heartbeat, which names the head seq and epoch', async () => {
+    h = await startHarness({ limits: { heartbeatMs: 5000 } });
+    addRace(h, 'R1');
+    await h.publishDoc('R1', raceDoc('R1', 0));
+    const c = partner();
+    c.send({ op: 'subscribe', channel: 'race:R1' });
+    const snap = await c.nextOfType('snapshot');
+    const publish = h.bus.publish;
+    h.bus.publish = () => {}; // the last batch is appended but never reaches this node
+    await h.publishDoc('R1', raceDoc('R1', 1), [{ type: 'odds.changed', data: {} }]);
+    h.bus.publish = publish;
+    await h.clock.advance(5000);
+    const hb = await c.nextOfType('heartbeat');
+    const kinds = c.received.map((m) => `${m.type}${'seq' in m ? `:${m.seq}` : ''}`);
+    expect(kinds.slice(kinds.indexOf('snapshot:1'))).toEqual([
+      'snapshot:1',
+      'patch:2',
+      'event:3',
+      'heartbeat',
+    ]);
+    expect(hb.streams).toEqual({ R1: { seq: 3, epoch: snap.epoch, staleMs: null } });
+  });
+
+  it('retries a stream whose read failed while attaching, on the wall clock, with a snapshot', async () => {
+    h = await startHarness({ limits: { attachRetryMs: 1000 } });
+    addRace(h, 'R1');
+    await h.publishDoc('R1', raceDoc('R1', 0));
+    const realHead = h.log.head.bind(h.log);
+    let failures = 2;
+    h.log.head = async (stream) => {
+      if (failures-- > 0) throw new Error('disk on fire');
+      return realHead(stream);
+    };
+    const c = partner();
+    c.send({ op: 'subscribe', channel: 'race:R1' });
+    expect(await c.nextOfType('error')).toMatchObject({ code: 'internal' });
+    await h.publishDoc('R1', raceDoc('R1', 1));
+    await h.clock.advance(1000); // first retry fails too; the next waits twice as long
+    expect(await c.nextOfType('error')).toMatchObject({ code: 'internal' });
+    await h.clock.advance(1999);
+    expect(c.received.some((m) => m.type === 'snapshot')).toBe(false);
+    await h.clock.advance(1);
+    expect(await c.nextOfType('snapshot')).toMatchObject({ stream: 'R1', seq: 2, reason: 'resync' });
+    await h.publishDoc('R1', raceDoc('R1', 2));
+    expect(await c.nextOfType('patch')).toMatchObject({ seq: 3, base: 2 });
+  });
+
+  it('sends a fresh snapshot when live entries come from another epoch (the log was reset)', async () => {
+    h = await startHarness();
+    addRace(h, 'R1');
+    await h.publishDoc('R1', raceDoc('R1', 0));
+    await h.publishDoc('R1', raceDoc('R1', 1));
+    const c = partner();
+    c.send({ op: 'subscribe', channel: 'race:R1' });
+    const snap = await c.nextOfType('snapshot');
+    const reset: LogEntry & { epoch: string } = {
+      kind: 'event',
+      stream: 'R1',
+      seq: 3,
+      timestamp: new Date(h.clock.now()).toISOString(),
+      epoch: 'another-epoch',
+      event: {
+        id: 'R1:3',
+        type: 'odds.changed',
+        timestamp: '',
+        stream: 'R1',
+        seq: 3,
+        meetingId: 'M1',
+        data: {},
+      },
+    };
+    h.bus.publish([reset]);
+    const again = await c.nextOfType('snapshot');
+    expect(again).toMatchObject({ stream: 'R1', reason: 'resync', epoch: snap.epoch, seq: 2 });
+    expect(c.received.some((m) => m.type === 'event')).toBe(false);
+  });
+});
