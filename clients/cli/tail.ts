@@ -72,7 +72,7 @@ function main(): void {
   process.on('SIGINT', () => exit(0));
   process.on('SIGTERM', () => exit(0));
   // The firehose filters on the server; race and meeting channels carry everything, filtered here.
-  client.subscribe(channel, channel === 'firehose' && types ? { types } : undefined);
+  client.subscribe(channel, channel === 'firehose' && types ? { filter: { types } } : {});
   client.connect();
 }
 

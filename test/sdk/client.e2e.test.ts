@@ -119,6 +119,53 @@ describe('SDK against the real gateway', () => {
     expect(client.document('R1')).toEqual(head.document);
   });
 
+  it('re-syncs when a heartbeat names a head its copy never reached (a lost last message)', async () => {
+    h = await startHarness({ limits: { heartbeatMs: 5000 } });
+    addRace(h, 'R1');
+    await h.publishDoc('R1', raceDoc('R1', 0));
+    // Lose the last patch on the way: no later message would reveal the gap.
+    const { Ctor } = instrumentedWebSocket({ alter: (m) => (m.type === 'patch' && m.seq === 2 ? null : m) });
+    client = new RacewireClient({ url: h.url, token: PARTNER_KEY, WebSocket: Ctor });
+    const resyncs: string[] = [];
+    client.on('resync', (_s, reason) => resyncs.push(reason));
+    client.subscribe('race:R1');
+    client.connect();
+    await until(() => client!.document('R1') !== undefined, 'snapshot');
+    await h.publishDoc('R1', raceDoc('R1', 1));
+    await h.clock.advance(5000);
+    const head = await headOf('R1');
+    await until(() => resyncs.length === 1 && client!.stream('R1')?.syncing === false, 'resync');
+    expect(resyncs).toEqual(['behind_head']);
+    expect(client.stream('R1')?.seq).toBe(head.seq);
+    expect(client.document('R1')).toEqual(head.document);
+  });
+
+  it('keeps a projected, conflated copy equal to the projection of the log document', async () => {
+    h = await startHarness();
+    addRace(h, 'R1');
+    await h.publishDoc('R1', raceDoc('R1', 0));
+    const { Ctor } = instrumentedWebSocket({});
+    client = new RacewireClient({ url: h.url, token: PARTNER_KEY, WebSocket: Ctor });
+    const resyncs: string[] = [];
+    const events: number[] = [];
+    client.on('resync', (_s, reason) => resyncs.push(reason));
+    client.on('event', (e) => events.push(e.seq));
+    client.subscribe('race:R1', { fields: ['/race/status', '/runners/*/odds'], conflateMs: 1000 });
+    client.connect();
+    await until(() => client!.document('R1') !== undefined, 'snapshot');
+    for (let n = 1; n <= 4; n++)
+      await h.publishDoc('R1', raceDoc('R1', n), n === 2 ? [{ type: 'odds.changed', data: {} }] : []);
+    await h.clock.advance(1000);
+    const head = await headOf('R1');
+    await until(() => client!.stream('R1')?.seq === head.seq, 'merged patch');
+    expect(resyncs).toEqual([]);
+    expect(events).toEqual([4]);
+    expect(client.document('R1')).toEqual({
+      race: { status: 'Open' },
+      runners: { E1: { odds: { win: 2.4 } }, E2: { odds: { win: 5.4 } } },
+    });
+  });
+
   it('re-syncs from a fresh snapshot when it detects a gap', async () => {
     h = await startHarness();
     addRace(h, 'R1');

@@ -47,6 +47,16 @@ export interface StreamCopy {
   syncing: boolean;
 }
 
+/** What a subscription asks for beyond its channel (docs/protocol.md, "Tickers"). */
+export interface SubscribeOptions {
+  /** Firehose only: which events. */
+  filter?: FirehoseFilter;
+  /** Race and meeting channels: only these document paths (JSON Pointers, `*` for any member). */
+  fields?: string[];
+  /** Race and meeting channels: at most one merged patch per stream per this many ms (100-60000). */
+  conflateMs?: number;
+}
+
 export type ClientEvents = {
   /** A typed event from a subscribed stream or the firehose. */
   event: (event: RaceEvent) => void;
@@ -63,7 +73,7 @@ export type ClientEvents = {
 
 export class RacewireClient extends Emitter<ClientEvents> {
   private ws: WebSocketLike | undefined;
-  private readonly channels = new Map<string, { filter?: FirehoseFilter }>();
+  private readonly channels = new Map<string, SubscribeOptions>();
   private readonly streams = new Map<string, StreamCopy>();
   private attempt = 0;
   private stopped = false;
@@ -90,7 +100,7 @@ export class RacewireClient extends Emitter<ClientEvents> {
     this.connections++;
     ws.onopen = () => {
       this.touch();
-      for (const [channel, c] of this.channels) this.sendSubscribe(channel, c.filter);
+      for (const [channel, options] of this.channels) this.sendSubscribe(channel, options);
       this.emit('open');
     };
     ws.onmessage = (ev) => {
@@ -117,10 +127,13 @@ export class RacewireClient extends Emitter<ClientEvents> {
     };
   }
 
-  /** Subscribes to a race (`race:<id>`), a meeting (`meeting:<id>`) or the firehose. Survives reconnects. */
-  subscribe(channel: string, filter?: FirehoseFilter): void {
-    this.channels.set(channel, { filter });
-    if (this.ws?.readyState === 1) this.sendSubscribe(channel, filter);
+  /**
+   * Subscribes to a race (`race:<id>`), a meeting (`meeting:<id>`) or the firehose, with a field projection,
+   * conflation or a firehose filter. Survives reconnects.
+   */
+  subscribe(channel: string, options: SubscribeOptions = {}): void {
+    this.channels.set(channel, options);
+    if (this.ws?.readyState === 1) this.sendSubscribe(channel, options);
   }
 
   unsubscribe(channel: string): void {
@@ -157,7 +170,7 @@ export class RacewireClient extends Emitter<ClientEvents> {
     if (this.ws?.readyState === 1) this.ws.send(JSON.stringify(msg));
   }
 
-  private sendSubscribe(channel: string, filter?: FirehoseFilter) {
+  private sendSubscribe(channel: string, options: SubscribeOptions) {
     const positions = this.positions();
     let from: Record<string, StreamPosition> | undefined;
     if (channel.startsWith('race:')) {
@@ -167,7 +180,7 @@ export class RacewireClient extends Emitter<ClientEvents> {
       // The server uses only the positions of streams the meeting covers.
       if (Object.keys(positions).length > 0) from = positions;
     }
-    this.send({ op: 'subscribe', channel, ...(from ? { from } : {}), ...(filter ? { filter } : {}) });
+    this.send({ op: 'subscribe', channel, ...(from ? { from } : {}), ...options });
   }
 
   /** Reconnects when the server has been silent for too long (browsers cannot see ws pings). */
@@ -220,7 +233,8 @@ export class RacewireClient extends Emitter<ClientEvents> {
           return;
         }
         if (copy.syncing || msg.seq <= copy.seq) return; // awaiting a snapshot, or a duplicate
-        if (msg.seq !== copy.seq + 1) return this.resync(copy, 'gap');
+        // Conflated streams skip the seqs merged into a patch and name the message before instead.
+        if ((msg.prevSeq ?? msg.seq - 1) !== copy.seq) return this.resync(copy, 'gap');
         if (msg.type === 'event') {
           copy.seq = msg.seq;
           this.emit('event', msg.event);
@@ -238,9 +252,17 @@ export class RacewireClient extends Emitter<ClientEvents> {
       case 'error':
         this.emit('error', msg.code, msg.message);
         return;
+      case 'heartbeat':
+        // Everything up to each head was sent before the heartbeat: a copy behind it lost something.
+        for (const [stream, head] of Object.entries(msg.streams)) {
+          const copy = this.streams.get(stream);
+          if (!copy || copy.syncing) continue;
+          if (copy.epoch !== undefined && head.epoch !== copy.epoch) this.resync(copy, 'epoch_mismatch');
+          else if (head.seq > copy.seq) this.resync(copy, 'behind_head');
+        }
+        return;
       case 'subscribed':
       case 'unsubscribed':
-      case 'heartbeat':
       case 'pong':
         return;
     }

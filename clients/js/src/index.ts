@@ -4,6 +4,7 @@ export {
   type ClientOptions,
   RacewireClient,
   type StreamCopy,
+  type SubscribeOptions,
   type WebSocketFactory,
   type WebSocketLike,
 } from './client.js';
