@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Bus } from '../src/bus/bus.js';
 import { systemClock } from '../src/clock.js';
+import type { AuthConfig } from '../src/delivery/core/auth.js';
 import type { RaceCatalog } from '../src/delivery/core/catalog.js';
 import { DeliveryHub } from '../src/delivery/core/hub.js';
 import type { DeliveryLimits } from '../src/delivery/core/limits.js';
@@ -20,7 +21,13 @@ const noCatalog: RaceCatalog = {
 
 export async function unboundedGateway(
   app: FastifyInstance,
-  deps: { log: EventLog; bus: Bus; catalog?: RaceCatalog; limits?: Partial<DeliveryLimits> },
+  deps: {
+    log: EventLog;
+    bus: Bus;
+    catalog?: RaceCatalog;
+    limits?: Partial<DeliveryLimits>;
+    auth?: AuthConfig;
+  },
 ) {
   const logger = pino({ level: 'silent' });
   const hub = new DeliveryHub({
@@ -29,7 +36,7 @@ export async function unboundedGateway(
     catalog: deps.catalog ?? noCatalog,
     wall: systemClock,
     logger,
-    auth: { allowAnonymous: true, keys: new Map() },
+    auth: deps.auth ?? { allowAnonymous: true, keys: new Map() },
     limits: {
       maxConnectionsPerKey: 1_000_000,
       maxSubscriptionsPerKey: 1_000_000,

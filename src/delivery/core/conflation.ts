@@ -8,11 +8,13 @@
 import type { EventMessage, PatchMessage } from '@racewire/client/protocol';
 import type { Operation } from 'fast-json-patch';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
+import type { Scope } from './auth.js';
 import { compactOps } from './compact-ops.js';
 import { entryMessage, opsFor } from './entry-messages.js';
 import { type Outgoing, outgoing } from './outgoing.js';
 import type { Session, StreamState } from './session.js';
 import { type AttachContext, fillGap, resyncStream } from './stream-attach.js';
+import { type StreamOptions, variantKey } from './stream-options.js';
 
 export function holdForConflation(
   ctx: AttachContext,
@@ -52,14 +54,48 @@ export function flushHeld(ctx: AttachContext, session: Session, stream: StreamId
   const entries = held.entries;
   held.entries = [];
   if (session.closed || session.streams.get(stream) !== state || state.phase !== 'live') return;
-  const out: Outgoing[] = [];
-  let prevSeq = state.lastSeq;
-  let documentSeq = state.documentSeq;
-  const emit = (
-    message: PatchMessage | EventMessage | { type: 'snapshot'; seq: number },
-    type: 'patch' | 'event' | 'snapshot',
-  ) => {
-    out.push(outgoing({ ...message, prevSeq }, { type, stream, seq: message.seq }));
+  // Subscribers of one variant at the same position flush the same entries at the same tick: merge once.
+  const key = `${stream}|${variantKey(session.scope, state.options)}|${state.lastSeq}|${state.documentSeq}|${entries.at(-1)!.seq}`;
+  let merged = ctx.merged.get(key);
+  if (!merged) {
+    merged =
+      mergeHeld(stream, entries, session.scope, state.options, state.lastSeq, state.documentSeq) ?? null;
+    if (ctx.merged.size === 0) setImmediate(() => ctx.merged.clear());
+    ctx.merged.set(key, merged);
+  }
+  if (!merged) {
+    resyncStream(ctx, session, stream, state);
+    return;
+  }
+  if (merged.frames.length === 0 || !session.send(merged.frames).ok) return;
+  state.lastSeq = entries.at(-1)!.seq;
+  state.documentSeq = merged.documentSeq;
+}
+
+export interface Merged {
+  frames: Outgoing[];
+  /** The client's document version once it applied them. */
+  documentSeq: number;
+}
+
+/**
+ * The messages for held entries, for a client at `lastSeq` holding the document at `documentSeq`: events in
+ * seq order around one merged patch (a snapshot entry starts a new run). Undefined when the variant cannot
+ * take a patch (projection): the client needs a snapshot.
+ */
+export function mergeHeld(
+  stream: StreamId,
+  entries: readonly LogEntry[],
+  scope: Scope,
+  options: StreamOptions,
+  lastSeq: number,
+  documentSeq: number,
+): Merged | undefined {
+  const frames: Outgoing[] = [];
+  let prevSeq = lastSeq;
+  let docSeq = documentSeq;
+  const emit = (message: { seq: number }, type: 'patch' | 'event' | 'snapshot') => {
+    frames.push(outgoing({ ...message, prevSeq }, { type, stream, seq: message.seq }));
     prevSeq = message.seq;
   };
   let ops: Operation[] = [];
@@ -67,18 +103,16 @@ export function flushHeld(ctx: AttachContext, session: Session, stream: StreamId
   let after: EventMessage[] = [];
   const closeRun = () => {
     if (!lastPatch) return;
-    emit(
-      {
-        type: 'patch',
-        stream,
-        seq: lastPatch.seq,
-        base: documentSeq,
-        ops: compactOps(ops),
-        timestamp: lastPatch.timestamp,
-      },
-      'patch',
-    );
-    documentSeq = lastPatch.seq;
+    const patch: PatchMessage = {
+      type: 'patch',
+      stream,
+      seq: lastPatch.seq,
+      base: docSeq,
+      ops: compactOps(ops),
+      timestamp: lastPatch.timestamp,
+    };
+    emit(patch, 'patch');
+    docSeq = lastPatch.seq;
     for (const e of after) emit(e, 'event');
     ops = [];
     lastPatch = undefined;
@@ -86,29 +120,22 @@ export function flushHeld(ctx: AttachContext, session: Session, stream: StreamId
   };
   for (const e of entries) {
     if (e.kind === 'patch') {
-      const visible = opsFor(e, session.scope, state.options);
-      if (!visible) {
-        resyncStream(ctx, session, stream, state);
-        return;
-      }
+      const visible = opsFor(e, scope, options);
+      if (!visible) return undefined;
       for (const ev of after) emit(ev, 'event'); // events before this patch keep their place
       after = [];
       ops.push(...visible);
       lastPatch = e;
     } else if (e.kind === 'event') {
-      const m = entryMessage(e, session.scope, state.options) as EventMessage;
+      const m = entryMessage(e, scope, options) as EventMessage;
       if (lastPatch) after.push(m);
       else emit(m, 'event');
     } else {
       closeRun();
-      const m = entryMessage(e, session.scope, state.options) as { type: 'snapshot'; seq: number };
-      emit(m, 'snapshot');
-      documentSeq = e.seq;
+      emit(entryMessage(e, scope, options)!, 'snapshot');
+      docSeq = e.seq;
     }
   }
   closeRun();
-  if (out.length === 0) return;
-  if (!session.send(out).ok) return;
-  state.lastSeq = entries.at(-1)!.seq;
-  state.documentSeq = documentSeq;
+  return { frames, documentSeq: docSeq };
 }

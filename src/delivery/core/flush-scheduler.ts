@@ -32,7 +32,11 @@ export class FlushScheduler {
     const large = this.large;
     this.small = [];
     this.large = [];
-    for (const s of small) s.pump(Number.POSITIVE_INFINITY);
+    // Classified when scheduled; a session that queued a lot since then waits its turn with the large ones.
+    for (const s of small) {
+      if (s.queued() <= SMALL_BYTES) s.pump(SMALL_BYTES);
+      else large.push(s);
+    }
     let budget = TURN_BUDGET_BYTES;
     let i = 0;
     for (; i < large.length && budget > 0; i++) budget -= large[i]!.pump(Math.min(budget, SLICE_BYTES));

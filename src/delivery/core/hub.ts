@@ -5,6 +5,7 @@
  * Wall-clock time drives all of it; race time never reaches a client's limits.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { StreamPosition } from '@racewire/client/protocol';
 import type { Logger } from 'pino';
 import type { Bus } from '../../bus/bus.js';
@@ -28,6 +29,7 @@ import { CloseCode, type Sink } from './sink.js';
 import { SnapshotSource } from './snapshot-source.js';
 import { type AttachContext, attachStream, resyncStream } from './stream-attach.js';
 import type { StreamOptions } from './stream-options.js';
+import { WorkQueue } from './work-queue.js';
 
 export interface HubDeps {
   log: EventLog;
@@ -86,6 +88,7 @@ export class DeliveryHub {
   private readonly unsubscribeBus: () => void;
   private readonly heartbeats: Promise<void>;
   private readonly logger: Logger;
+  private readonly work: WorkQueue;
 
   constructor(deps: HubDeps) {
     this.limits = { ...DEFAULT_DELIVERY_LIMITS, ...deps.limits };
@@ -94,6 +97,9 @@ export class DeliveryHub {
     this.auth = deps.auth;
     this.logger = deps.logger;
     this.admission = new Admission(this.limits, this.wall);
+    // Every pending timer (conflation, slow-consumer checks, retries) listens for the hub's stop.
+    setMaxListeners(0, this.stop.signal);
+    this.work = new WorkQueue((err) => this.logger.error({ err }, 'subscription work failed'));
     this.snapshots = new SnapshotSource(deps.log, this.limits.snapshotCacheBytes);
     this.replays = new ReplaySource(
       deps.log,
@@ -108,6 +114,7 @@ export class DeliveryHub {
       wall: this.wall,
       signal: this.stop.signal,
       limits: this.limits,
+      merged: new Map(),
       onError: (err, session, stream) => {
         this.logger.error({ err, conn: session.id, stream }, 'stream attach failed; retrying');
         session.sendOne(
@@ -181,6 +188,11 @@ export class DeliveryHub {
     this.counters[session.transport].connections--;
     this.counters[session.transport].subscriptions -= session.channels.size;
     this.registry.removeConnection(session);
+  }
+
+  /** Runs subscription work in arrival order, a few milliseconds of it per event-loop turn. */
+  defer(work: () => void): void {
+    this.work.push(work);
   }
 
   /** One client message against the key's rate. */

@@ -9,6 +9,7 @@
 import type { StreamPosition } from '@racewire/client/protocol';
 import type { Clock } from '../../clock.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
+import type { Merged } from './conflation.js';
 import { entryOutgoing } from './entry-messages.js';
 import { type DeliveryLimits, MAX_ATTACH_RETRY_MS } from './limits.js';
 import { type Outgoing, outgoing, snapshotOutgoing } from './outgoing.js';
@@ -25,6 +26,8 @@ export interface AttachContext {
   wall: Clock;
   signal: AbortSignal;
   limits: Pick<DeliveryLimits, 'attachRetryMs' | 'replayPageSize'>;
+  /** Merged conflation output of the current tick, shared by subscribers at the same position. */
+  merged: Map<string, Merged | null>;
   /** A stream could not be read (the core retries it). */
   onError: (err: unknown, session: Session, stream: StreamId) => void;
 }

@@ -101,7 +101,10 @@ export async function registerSseEndpoint(app: FastifyInstance, deps: SseDeps): 
       hub.closed(session);
     });
     res.on('error', (err) => logger.debug({ err, conn: session.id }, 'sse response error'));
-    for (const { channel, parsed: ch } of channels) hub.subscribe(session, channel, ch, options, from);
+    hub.defer(() => {
+      if (session.closed) return;
+      for (const { channel, parsed: ch } of channels) hub.subscribe(session, channel, ch, options, from);
+    });
   };
 
   app.get(

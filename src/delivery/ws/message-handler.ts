@@ -48,7 +48,12 @@ export function handleMessage(deps: HandlerDeps, data: RawData, isBinary: boolea
   }
   const parsed = parseClientMessage(rawText(data));
   if (!parsed.ok) return fail(parsed.code, parsed.message, parsed.reqId);
-  dispatch(deps, parsed.message, fail);
+  const msg = parsed.message;
+  if (msg.op === 'ping') return dispatch(deps, msg, fail);
+  // Subscription work waits its turn, so a storm of subscribes never holds up another client's ping.
+  hub.defer(() => {
+    if (!session.closed) dispatch(deps, msg, fail);
+  });
 }
 
 function dispatch(deps: HandlerDeps, msg: ClientMessage, fail: Fail) {
