@@ -37,13 +37,33 @@ export function holdForConflation(
   held.entries.push(...fresh);
   if (held.timer) return;
   held.timer = true;
-  const every = state.options.conflateMs!;
-  ctx.wall.sleep(every - (ctx.wall.now() % every), ctx.signal).then(
+  onTick(ctx, state.options.conflateMs!, () => {
+    held.timer = false;
+    flushHeld(ctx, session, stream, state);
+  });
+}
+
+/**
+ * Runs `flush` at the next multiple of `every` on the wall clock. One timer per tick for all the streams and
+ * connections due then, so they flush together (and share their merged messages).
+ */
+function onTick(ctx: AttachContext, every: number, flush: () => void) {
+  const now = ctx.wall.now();
+  const due = now + every - (now % every);
+  const waiting = ctx.ticks.get(due);
+  if (waiting) {
+    waiting.push(flush);
+    return;
+  }
+  const flushes = [flush];
+  ctx.ticks.set(due, flushes);
+  ctx.wall.sleep(due - now, ctx.signal).then(
     () => {
-      held.timer = false;
-      flushHeld(ctx, session, stream, state);
+      ctx.ticks.delete(due);
+      for (const f of flushes) f();
+      ctx.merged.clear();
     },
-    () => {},
+    () => ctx.ticks.delete(due),
   );
 }
 
@@ -54,13 +74,13 @@ export function flushHeld(ctx: AttachContext, session: Session, stream: StreamId
   const entries = held.entries;
   held.entries = [];
   if (session.closed || session.streams.get(stream) !== state || state.phase !== 'live') return;
-  // Subscribers of one variant at the same position flush the same entries at the same tick: merge once.
+  // Subscribers of one variant at the same position flush the same entries at the same tick: merge once
+  // (the tick clears what it merged; a heartbeat's flush outside a tick clears its own).
   const key = `${stream}|${variantKey(session.scope, state.options)}|${state.lastSeq}|${state.documentSeq}|${entries.at(-1)!.seq}`;
   let merged = ctx.merged.get(key);
   if (!merged) {
     merged =
       mergeHeld(stream, entries, session.scope, state.options, state.lastSeq, state.documentSeq) ?? null;
-    if (ctx.merged.size === 0) setImmediate(() => ctx.merged.clear());
     ctx.merged.set(key, merged);
   }
   if (!merged) {

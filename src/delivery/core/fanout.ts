@@ -22,20 +22,22 @@ export interface FanoutDeps {
   attach: AttachContext;
 }
 
+/** A race or meeting channel to follow, resuming the streams in `from`, with its options. */
+export interface ChannelRequest {
+  channel: string;
+  ch: ParsedChannel & { kind: 'race' | 'meeting' };
+  options: StreamOptions;
+  from?: Readonly<Record<string, StreamPosition>>;
+  /** Runs before any stream message is queued (the WebSocket `subscribed` answer). */
+  announce?: (streams: string[]) => void;
+}
+
 /**
  * Subscribes a session to a race or meeting channel: records it, and attaches each stream it covers now (a
  * meeting: its own stream and its races; races added later attach in `fanOut`), resuming those in `from`.
- * `announce` runs before any stream message is queued (the WebSocket `subscribed` answer).
  */
-export function subscribeChannel(
-  deps: FanoutDeps,
-  session: Session,
-  channel: string,
-  ch: ParsedChannel & { kind: 'race' | 'meeting' },
-  options: StreamOptions,
-  from?: Readonly<Record<string, StreamPosition>>,
-  announce?: (streams: string[]) => void,
-): string[] {
+export function subscribeChannel(deps: FanoutDeps, session: Session, req: ChannelRequest): string[] {
+  const { channel, ch, options, from, announce } = req;
   const streams = channelStreams(ch, (m) => deps.catalog.racesOfMeeting(m));
   session.channels.set(channel, { ...ch, options });
   if (ch.kind === 'meeting') deps.attach.registry.addMeeting(session, ch.meetingId);

@@ -18,6 +18,8 @@ import type { SnapshotSource } from './snapshot-source.js';
 export interface HeartbeatDeps {
   wall: Clock;
   everyMs: number;
+  /** Most entries read per stream per check. */
+  pageSize: number;
   signal: AbortSignal;
   log: EventLog;
   registry: Registry;
@@ -61,7 +63,7 @@ export async function checkTails(deps: HeartbeatDeps): Promise<void> {
     const seen = deps.snapshots.latest(stream)?.seq ?? 0;
     const after = Math.max(at.seq, seen);
     try {
-      const r = await deps.log.read(stream, after, { epoch: at.epoch, limit: 500 });
+      const r = await deps.log.read(stream, after, { epoch: at.epoch, limit: deps.pageSize });
       if (!r.ok) deps.onReset(stream);
       else if (r.entries.length > 0) deps.onTail(r.entries);
     } catch (err) {

@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { StreamPosition } from '@racewire/client/protocol';
 import type { Logger } from 'pino';
 import type { Bus } from '../../bus/bus.js';
 import type { Clock } from '../../clock.js';
@@ -15,9 +14,9 @@ import type { EventLog } from '../../store/ports.js';
 import { Admission, type Refusal } from './admission.js';
 import type { AuthConfig, Principal } from './auth.js';
 import type { RaceCatalog } from './catalog.js';
-import type { ParsedChannel } from './channels.js';
+import type { FirehoseFilter, ParsedChannel } from './channels.js';
 import { flushHeld } from './conflation.js';
-import { type FanoutDeps, fanOut, subscribeChannel } from './fanout.js';
+import { type ChannelRequest, type FanoutDeps, fanOut, subscribeChannel } from './fanout.js';
 import { FlushScheduler } from './flush-scheduler.js';
 import { heartbeatOutgoing, runHeartbeat } from './heartbeat.js';
 import { DEFAULT_DELIVERY_LIMITS, type DeliveryLimits } from './limits.js';
@@ -28,7 +27,6 @@ import { Session, type SessionTransport } from './session.js';
 import { CloseCode, type Sink } from './sink.js';
 import { SnapshotSource } from './snapshot-source.js';
 import { type AttachContext, attachStream, resyncStream } from './stream-attach.js';
-import type { StreamOptions } from './stream-options.js';
 import { WorkQueue } from './work-queue.js';
 
 export interface HubDeps {
@@ -115,6 +113,7 @@ export class DeliveryHub {
       signal: this.stop.signal,
       limits: this.limits,
       merged: new Map(),
+      ticks: new Map(),
       onError: (err, session, stream) => {
         this.logger.error({ err, conn: session.id, stream }, 'stream attach failed; retrying');
         session.sendOne(
@@ -131,6 +130,7 @@ export class DeliveryHub {
     this.heartbeats = runHeartbeat({
       wall: this.wall,
       everyMs: this.limits.heartbeatMs,
+      pageSize: this.limits.replayPageSize,
       signal: this.stop.signal,
       log: deps.log,
       registry: this.registry,
@@ -214,21 +214,14 @@ export class DeliveryHub {
     return r;
   }
 
-  subscribe(
-    session: Session,
-    channel: string,
-    ch: ParsedChannel & { kind: 'race' | 'meeting' },
-    options: StreamOptions,
-    from?: Readonly<Record<string, StreamPosition>>,
-    announce?: (streams: string[]) => void,
-  ): string[] {
-    return subscribeChannel(this.fanout, session, channel, ch, options, from, announce);
+  subscribe(session: Session, req: ChannelRequest): string[] {
+    return subscribeChannel(this.fanout, session, req);
   }
 
   subscribeFirehose(
     session: Session,
     channel: string,
-    filter: ParsedChannel & { kind: 'firehose' } & { filter?: import('./channels.js').FirehoseFilter },
+    filter: ParsedChannel & { kind: 'firehose'; filter?: FirehoseFilter },
   ) {
     session.channels.set(channel, { ...filter, options: {} });
     this.registry.firehose.add(session);
@@ -312,5 +305,6 @@ export class DeliveryHub {
       for (const [stream, state] of session.streams) flushHeld(this.attach, session, stream, state);
       session.sendOne(heartbeatOutgoing(session, this.catalog, this.snapshots, now));
     }
+    this.attach.merged.clear();
   }
 }

@@ -28,9 +28,12 @@ export interface Snapshot {
 /** Live entries may carry their stream's epoch (a distributed log does); the core honours it when present. */
 export const epochOf = (entry: LogEntry): string | undefined => (entry as { epoch?: string }).epoch;
 
+const MAX_STREAMS = 20_000;
+
 export class SnapshotSource {
-  private readonly heads = new Map<StreamId, HeadPosition>();
-  private readonly seen = new Map<StreamId, { seq: number; epoch?: string }>();
+  // Bounded by count: a day has ~750 streams, and old days' streams fall out.
+  private readonly heads = new LRUCache<StreamId, HeadPosition>({ max: MAX_STREAMS });
+  private readonly seen = new LRUCache<StreamId, { seq: number; epoch?: string }>({ max: MAX_STREAMS });
   private readonly docs: LRUCache<string, Buffer>;
   private readonly inflight = new Map<string, Promise<Snapshot>>();
   private readonly queue = new PQueue({ concurrency: 2 });

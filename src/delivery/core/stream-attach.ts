@@ -28,6 +28,8 @@ export interface AttachContext {
   limits: Pick<DeliveryLimits, 'attachRetryMs' | 'replayPageSize'>;
   /** Merged conflation output of the current tick, shared by subscribers at the same position. */
   merged: Map<string, Merged | null>;
+  /** Conflation ticks: the flushes due at each wall-clock time. */
+  ticks: Map<number, Array<() => void>>;
   /** A stream could not be read (the core retries it). */
   onError: (err: unknown, session: Session, stream: StreamId) => void;
 }

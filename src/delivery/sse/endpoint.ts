@@ -103,7 +103,7 @@ export async function registerSseEndpoint(app: FastifyInstance, deps: SseDeps): 
     res.on('error', (err) => logger.debug({ err, conn: session.id }, 'sse response error'));
     hub.defer(() => {
       if (session.closed) return;
-      for (const { channel, parsed: ch } of channels) hub.subscribe(session, channel, ch, options, from);
+      for (const { channel, parsed: ch } of channels) hub.subscribe(session, { channel, ch, options, from });
     });
   };
 

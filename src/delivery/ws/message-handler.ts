@@ -80,9 +80,13 @@ function dispatch(deps: HandlerDeps, msg: ClientMessage, fail: Fail) {
         reply({ type: 'subscribed', channel: msg.channel, streams: [], reqId: msg.reqId });
         return;
       }
-      hub.subscribe(session, msg.channel, ch, options.options, msg.from, (streams) =>
-        reply({ type: 'subscribed', channel: msg.channel, streams, reqId: msg.reqId }),
-      );
+      hub.subscribe(session, {
+        channel: msg.channel,
+        ch,
+        options: options.options,
+        from: msg.from,
+        announce: (streams) => reply({ type: 'subscribed', channel: msg.channel, streams, reqId: msg.reqId }),
+      });
       return;
     }
     case 'unsubscribe':

@@ -1,6 +1,7 @@
-import type { ServerMessage, SnapshotMessage } from '@racewire/client/protocol';
+import type { SnapshotMessage } from '@racewire/client/protocol';
 import fjp from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
+import { follow } from '../support/follow.js';
 import { addRace, type Harness, PARTNER_KEY, raceDoc, startHarness, TestClient } from './harness.js';
 
 let h: Harness;
@@ -16,35 +17,6 @@ afterEach(async () => {
   for (const c of clients.splice(0)) c.ws.terminate();
   await h?.close();
 });
-
-/** Applies stream messages to a local copy the way a client must, checking seq continuity. */
-function follow(messages: ServerMessage[], stream: string) {
-  let doc: unknown;
-  let seq = 0;
-  let documentSeq = 0;
-  const seqs: number[] = [];
-  for (const m of messages) {
-    if (!('stream' in m) || m.stream !== stream) continue;
-    if (m.type === 'snapshot') {
-      doc = structuredClone(m.document);
-      seq = m.seq;
-      documentSeq = m.documentSeq;
-      seqs.push(m.seq);
-    } else if (m.type === 'resumed') {
-      seq = m.fromSeq;
-    } else if (m.type === 'patch' || m.type === 'event') {
-      if (m.seq !== seq + 1) throw new Error(`gap or duplicate: got ${m.seq} after ${seq}`);
-      seq = m.seq;
-      seqs.push(m.seq);
-      if (m.type === 'patch') {
-        if (m.base !== documentSeq) throw new Error(`base ${m.base} but copy at ${documentSeq}`);
-        doc = fjp.applyPatch(doc, m.ops, true, false).newDocument;
-        documentSeq = m.seq;
-      }
-    }
-  }
-  return { doc, seq, documentSeq, seqs };
-}
 
 describe('WebSocket gateway end to end', () => {
   it('sends a snapshot then every patch and event so the client ends with the document the log holds', async () => {

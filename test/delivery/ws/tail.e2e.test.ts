@@ -97,3 +97,38 @@ describe('lost tails and failed attaches', () => {
     expect(c.received.some((m) => m.type === 'event')).toBe(false);
   });
 });
+
+describe('live entries while a stream attaches', () => {
+  it('drops a full buffer and reads those entries back from the log, so the client still gets every seq once', async () => {
+    h = await startHarness({ limits: { replayPageSize: 3 } });
+    addRace(h, 'R1');
+    await h.publishDoc('R1', raceDoc('R1', 0));
+    for (let n = 1; n <= 4; n++) await h.publishDoc('R1', raceDoc('R1', n));
+    const epoch = (await h.log.head('R1')).epoch;
+    // Hold the resume's first read while ten more entries arrive live: more than the buffer keeps.
+    const realRead = h.log.read.bind(h.log);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let reading!: () => void;
+    const started = new Promise<void>((r) => {
+      reading = r;
+    });
+    h.log.read = async (...args) => {
+      const result = await realRead(...args);
+      reading();
+      await gate;
+      return result;
+    };
+    const c = partner();
+    c.send({ op: 'subscribe', channel: 'race:R1', from: { R1: { seq: 1, epoch } } });
+    await started;
+    for (let n = 5; n <= 14; n++) await h.publishDoc('R1', raceDoc('R1', n));
+    h.log.read = realRead;
+    release();
+    await c.next((m) => 'seq' in m && m.seq === 15);
+    const seqs = c.received.filter((m) => m.type === 'patch').map((m) => (m as { seq: number }).seq);
+    expect(seqs).toEqual(Array.from({ length: 14 }, (_, i) => i + 2));
+  });
+});

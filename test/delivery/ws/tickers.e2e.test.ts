@@ -1,13 +1,7 @@
-/**
- * Tickers choose what they get (issue 13, point 5): a field projection (snapshots and patches carry only the
- * asked paths) and conflation (at most one merged patch per stream per interval, events kept, `prevSeq`
- * naming the message before), on WebSocket and SSE.
- */
-import type { ServerMessage } from '@racewire/client/protocol';
-import fjp from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseProjection, project } from '../../../src/delivery/core/projection.js';
 import { PARTNER_KEY as SSE_KEY, SseClient, type SseHarness, startSse } from '../sse/harness.js';
+import { follow } from '../support/follow.js';
 import { addRace, type Harness, PARTNER_KEY, raceDoc, startHarness, TestClient } from './harness.js';
 
 let h: Harness | undefined;
@@ -32,31 +26,6 @@ const projection = (() => {
   if (!p.ok) throw new Error(p.message);
   return p.projection;
 })();
-
-/** Follows a stream's messages: snapshot, then patches by base, events and patches by seq or prevSeq. */
-function follow(messages: ServerMessage[], stream: string) {
-  let doc: unknown;
-  let seq = 0;
-  let documentSeq = 0;
-  for (const m of messages) {
-    if (!('stream' in m) || m.stream !== stream) continue;
-    if (m.type === 'snapshot') {
-      doc = structuredClone(m.document);
-      seq = m.seq;
-      documentSeq = m.documentSeq;
-    } else if (m.type === 'patch' || m.type === 'event') {
-      const prev = m.prevSeq ?? m.seq - 1;
-      if (prev !== seq) throw new Error(`gap: ${m.type} ${m.seq} names ${prev}, copy at ${seq}`);
-      seq = m.seq;
-      if (m.type === 'patch') {
-        if (m.base !== documentSeq) throw new Error(`base ${m.base} but copy at ${documentSeq}`);
-        doc = fjp.applyPatch(doc, m.ops, true, false).newDocument;
-        documentSeq = m.seq;
-      }
-    }
-  }
-  return { doc, seq };
-}
 
 describe('projection and conflation', () => {
   it('sends a projected subscriber only the asked fields, and a patch with no ops when nothing of them changed', async () => {
@@ -128,7 +97,7 @@ describe('projection and conflation', () => {
       event: { type: 'runner.scratched' },
     });
     const copy = follow(c.received, 'R1');
-    expect(copy).toEqual({ doc: (await h.log.head('R1')).document, seq: 8 });
+    expect({ doc: copy.doc, seq: copy.seq }).toEqual({ doc: (await h.log.head('R1')).document, seq: 8 });
   });
 
   it('projects and conflates over SSE from the query string', async () => {
