@@ -137,6 +137,17 @@ export class Session {
     this.scheduled = false;
     if (this.closed || this.blocked) return 0;
     let written = 0;
+    if (this.head === 0 && this.queuedBytes <= budget && this.queue.length > 0) {
+      // The common case (live traffic): everything queued leaves in one write.
+      const batch = this.queue;
+      written = this.queuedBytes;
+      this.queue = [];
+      this.queuedBytes = 0;
+      if (!this.sink.write(batch)) {
+        this.blocked = true;
+        this.sink.onDrain(() => this.drained());
+      }
+    }
     while (this.head < this.queue.length && written < budget && !this.blocked) {
       const batch: Outgoing[] = [];
       let bytes = 0;

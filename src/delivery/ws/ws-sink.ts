@@ -10,6 +10,24 @@ import { joined, type Outgoing } from '../core/outgoing.js';
 import type { Sink } from '../core/sink.js';
 import { textFrameHeader } from './frame.js';
 
+/**
+ * Frames per message, shared by every connection that writes it: a small message (a patch, an event) as one
+ * framed buffer, so a connection writes it with one call; a large one (a snapshot) as its header alone, written
+ * before the shared parts.
+ */
+const frames = new WeakMap<Outgoing, Buffer>();
+const SMALL_FRAME = 16 * 1024;
+
+function frameOf(o: Outgoing): Buffer {
+  let f = frames.get(o);
+  if (!f) {
+    const header = textFrameHeader(o.bytes);
+    f = o.bytes <= SMALL_FRAME ? Buffer.concat([header, ...o.parts], header.length + o.bytes) : header;
+    frames.set(o, f);
+  }
+  return f;
+}
+
 /** Bytes `ws.send` may hold before the sink asks to wait (the socket's own default high-water mark). */
 const SEND_HIGH_WATER = 16 * 1024;
 
@@ -28,12 +46,14 @@ export class WebSocketSink implements Sink {
     const raw = this.raw;
     if (raw) {
       if (raw.destroyed) return true;
-      raw.cork();
+      const one = batch.length === 1 && batch[0]!.bytes <= SMALL_FRAME;
+      if (!one) raw.cork();
       for (const o of batch) {
-        raw.write(textFrameHeader(o.bytes));
-        for (const part of o.parts) raw.write(part);
+        const f = frameOf(o);
+        raw.write(f);
+        if (o.bytes > SMALL_FRAME) for (const part of o.parts) raw.write(part);
       }
-      raw.uncork();
+      if (!one) raw.uncork();
       return !raw.writableNeedDrain;
     }
     for (const o of batch) {
