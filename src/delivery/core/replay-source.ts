@@ -36,7 +36,9 @@ export class ReplaySource {
   ) {
     this.pages = new LRUCache<string, Page>({
       maxSize: Math.max(1, maxBytes),
-      sizeCalculation: (p) => 64 + p.frames.reduce((n, f) => n + (f?.bytes ?? 0), 0),
+      // A small message counts twice: the WebSocket transport keeps one framed copy of it while it lives.
+      sizeCalculation: (p) =>
+        64 + p.frames.reduce((n, f) => n + (f ? (f.bytes <= 16 * 1024 ? 2 : 1) * f.bytes : 0), 0),
     });
   }
 
