@@ -106,6 +106,3 @@ export function buildDay(seed: number, day: number): MeetingStatic[] {
 
 /** The last start of the timetable's day, as an offset from its midnight (17:02 UTC). */
 export const LAST_START_OFFSET = Math.max(...timetable.meetings.flatMap((m) => m[5].map((r) => r[2]))) * 1000;
-/** The first start, as an offset from the meeting date's midnight (14:15 UTC the day before). */
-export const FIRST_START_OFFSET =
-  Math.min(...timetable.meetings.flatMap((m) => m[5].map((r) => r[2]))) * 1000;

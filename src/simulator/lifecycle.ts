@@ -30,7 +30,7 @@ const NORTH_AMERICA = new Set(['USA', 'CA']);
  * (North America runs later than the rest), by the empirical quantile function (linear between the
  * measured values), so the simulated distribution has the real quantiles and values between them occur.
  */
-export function drawJump(rng: Rng, country: string): number {
+function drawJump(rng: Rng, country: string): number {
   const sample = NORTH_AMERICA.has(country) ? jumps.northAmerica : jumps.elsewhere;
   const k = rng.next() * (sample.length - 1);
   const lo = sample[Math.floor(k)] as number;
@@ -42,7 +42,7 @@ export function drawJump(rng: Rng, country: string): number {
  * Protests and disqualifications decided at Final in the real day: 7 of 748 races (upheld protests 3,
  * dismissed 1, disqualifications 3); `protest` is true for every one of them.
  */
-export const PROTEST_RATE = 7 / 748;
+const PROTEST_RATE = 7 / 748;
 const PROTEST_KINDS: ProtestKind[] = [
   'upheld',
   'upheld',

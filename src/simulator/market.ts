@@ -15,7 +15,7 @@ import type { RaceStatic } from './model.js';
 import { rngFor } from './rng.js';
 
 export const OPEN_BOOK = 1.29;
-export const CLOSE_BOOK = 1.21;
+const CLOSE_BOOK = 1.21;
 /** Late moves start this long before the advertised start. */
 export const LATE_WINDOW = 30 * MINUTE;
 /** Times of late moves: close - window x u^k; k = 3 puts over half the moves in the last 5 min. */
@@ -34,7 +34,7 @@ export interface MarketDraft {
 }
 
 /** The book targeted at `t`: the opening book until the late window, tightening to the closing book 5 min out. */
-export function bookAt(t: number, life: Lifecycle): number {
+function bookAt(t: number, life: Lifecycle): number {
   const from = life.start - LATE_WINDOW;
   if (t <= from) return OPEN_BOOK;
   const x = Math.min(1, (t - from) / (LATE_WINDOW - 5 * MINUTE));

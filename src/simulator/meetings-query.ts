@@ -13,9 +13,9 @@ import { dayStart } from './calendar.js';
 import { DAY, dayOf, MINUTE } from './changes.js';
 import type { MeetingStatic } from './model.js';
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 200;
-export const DATE_KEYWORDS = ['today', 'week', 'month', 'all'] as const;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 200;
+const DATE_KEYWORDS = ['today', 'week', 'month', 'all'] as const;
 const CATEGORIES = new Set(['T', 'H', 'G']);
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -29,7 +29,7 @@ export type Query = Record<string, string | undefined>;
  * Monday of this week and `month` the 1st of this month (00:00 UTC); `all` is the first (for date_from)
  * or last (date_to) day that exists. Undefined when invalid.
  */
-export function parseDateParam(
+function parseDateParam(
   value: string,
   now: number,
   all: { from: number; to: number },

@@ -19,11 +19,7 @@ export const nzClock = (ms: number) => new Date(ms + 12 * 3_600_000).toISOString
 
 export type RaceSummaryState = Pick<RaceState, 'status' | 'startTime' | 'trackCondition' | 'protest'>;
 
-export function raceSummary(
-  race: RaceStatic,
-  state: RaceSummaryState,
-  toteStart: boolean,
-): Record<string, unknown> {
+function raceSummary(race: RaceStatic, state: RaceSummaryState, toteStart: boolean): Record<string, unknown> {
   return {
     id: race.id,
     race_number: race.raceNumber,

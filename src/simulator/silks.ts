@@ -31,7 +31,7 @@ const NAMES = Object.keys(COLOURS);
 const PATTERNS = ['plain', 'hoops', 'stripes', 'sash', 'quarters', 'checks', 'spots', 'chevrons'];
 const CAPS = ['cap', 'quartered cap', 'striped cap', 'spotted cap', 'cap with pompom'];
 const HEX = /^[0-9a-f]{6}$/;
-export const SILK_SIZES = [64, 128] as const;
+const SILK_SIZES = [64, 128] as const;
 
 export function drawSilk(rng: Rng): Silk {
   const body = rng.pick(NAMES);
@@ -101,14 +101,14 @@ function jersey(pattern: string, body: string, trim: string, id: string, dx = 0)
   );
 }
 
-export function silkSvg(pattern: string, body: string, trim: string, size: number): string {
+function silkSvg(pattern: string, body: string, trim: string, size: number): string {
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 64 64">` +
     `${jersey(pattern, body, trim, '0')}</svg>`
   );
 }
 
-export function spriteSvg(race: RaceStatic, size: number): string {
+function spriteSvg(race: RaceStatic, size: number): string {
   const n = race.runners.length;
   const parts = race.runners.map((r, i) =>
     jersey(r.silk.pattern, COLOURS[r.silk.body] as string, COLOURS[r.silk.trim] as string, String(i), i * 64),

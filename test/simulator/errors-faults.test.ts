@@ -45,20 +45,6 @@ describe('simulator errors and faults', () => {
     expect([res.status, res.json().params.date_to]).toEqual([200, `${DAY}T03:00:00Z`]);
   });
 
-  it('accepts today and ISO datetimes and echoes them as datetimes', async () => {
-    const res = await get(sim, `/meetings?date_from=today&date_to=${DAY}T23:00:00Z&country=NZ&category=T`);
-    expect(res.status).toBe(200);
-    const body = res.json();
-    expect(body.params).toMatchObject({
-      date_from: `${DAY}T03:00:00Z`,
-      date_to: `${DAY}T23:00:00Z`,
-      type: 'T',
-      country: 'NZ',
-    });
-    expect(body.data.meetings.length).toBeGreaterThan(0);
-    for (const m of body.data.meetings) expect([m.country, m.category]).toEqual(['NZ', 'T']);
-  });
-
   it('answers 404 in the official error body for unknown meeting, race and event ids and paths', async () => {
     for (const path of [
       `/meetings/${UNKNOWN}`,
