@@ -4,15 +4,15 @@
  * Numbering and read rules come from `log-rules.ts`, like the other adapters, so positions mean the same on
  * every node. The Redis client is the caller's: close() does not quit it.
  *
- * No `onAppend` hook: instead every event entry also goes, in the append's own script, to the feed stream
- * (`<prefix>feed`) that the Redis webhook outbox reads from a cursor.
+ * Every event entry also goes, in the append's own script, to the feed stream (`<prefix>feed`) that the
+ * webhook outbox reads from its cursor.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { LogEntry, StreamId } from '../../events/envelope.js';
+import type { EventEntry, LogEntry, StreamId } from '../../events/envelope.js';
 import { EventLogError } from '../errors.js';
 import { assertCount, checkRead, stampChange } from '../log-rules.js';
-import type { EventLog, ReadResult, StreamHead } from '../ports.js';
+import type { EventFeed, EventLog, ReadResult, StreamHead } from '../ports.js';
 import { appendScript } from './append-script.js';
 import { RedisStoreError, redisCall } from './errors.js';
 
@@ -167,6 +167,25 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
     }
   };
 
+  const feed: EventFeed = {
+    async read(after, limit) {
+      open();
+      const rows = await redisCall('read feed', () =>
+        redis.xrange(keys.feed, after === '' ? '-' : `(${after}`, '+', 'COUNT', limit),
+      );
+      return rows.map(([position, fields]) => ({
+        position,
+        entry: parseEntries([[position, fields]])[0] as EventEntry,
+      }));
+    },
+    async trim(through) {
+      open();
+      // MINID keeps ids at or above its argument: pass the id just after `through`.
+      const [ms, seq] = through.split('-');
+      await redisCall('trim feed', () => redis.xtrim(keys.feed, 'MINID', `${ms}-${Number(seq) + 1}`));
+    },
+  };
+
   return {
     async append(stream, change) {
       open();
@@ -226,6 +245,8 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         for (const [err] of (await tx.exec()) ?? []) if (err) throw err;
       });
     },
+
+    feed,
 
     async close() {
       closed = true;
