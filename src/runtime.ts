@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Backend, backends } from './backend/index.js';
 import { type Clock, createScaledClock, systemClock } from './clock.js';
 import { freshnessOf } from './cluster/cluster-state.js';
+import { inOrder } from './cluster/leadership.js';
 import { nodeRaceView } from './cluster/shared-race-view.js';
 import { type Config, parseApiKeys } from './config.js';
 import { registerSseEndpoint, type SseEndpoint } from './delivery/sse/endpoint.js';
@@ -191,16 +192,11 @@ export async function startRacewire(opts: {
     url = await app.listen({ port: config.PORT, host: config.HOST });
   }
   // Only the leader polls and dispatches; on a loss, dispatching stops first (no claim after the lease).
-  backend.leadership.lead({
-    start: async () => {
-      await role.start();
-      await webhooks.setDispatching(true);
-    },
-    stop: async () => {
-      await webhooks.setDispatching(false);
-      await role.stop();
-    },
-  });
+  const dispatching = {
+    start: () => webhooks.setDispatching(true),
+    stop: () => webhooks.setDispatching(false),
+  };
+  backend.leadership.lead(inOrder(role, dispatching));
   logger.info(
     {
       url,

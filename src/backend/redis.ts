@@ -44,20 +44,24 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     });
   }
 
+  // One key is the lease's token counter and the fence mark the log and the outbox check (see lease.ts).
   const lease = createLease({
     redis,
     key: `${prefix}poller-lease`,
+    tokenKey: `${prefix}fence`,
     nodeId,
     ttlMs: config.LEASE_TTL_MS,
     clock,
     onError: (err) => logger.debug({ err }, 'lease renew failed'),
   });
+  const leadership = leaseLeadership(lease, logger, nodeId);
   const log = createRedisEventLog({
     redis,
     prefix,
     window: config.EVENT_LOG_WINDOW,
     fence: () => lease.token(),
     fenceKey: lease.tokenKey,
+    onFenced: () => leadership.fenced(),
   });
   const bus = createRedisBus({
     pub: redis,
@@ -74,7 +78,6 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     freshness: state.freshness,
     onError: (err) => logger.warn({ err }, 'shared race view refresh failed'),
   });
-  const leadership = leaseLeadership(lease, logger, nodeId);
 
   const stop = new AbortController();
   let syncs = 0;

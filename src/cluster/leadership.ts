@@ -18,6 +18,11 @@ export interface Leadership {
   isLeader(): boolean;
   /** The fencing token of the current term (appends and outbox claims carry it), undefined when not leader. */
   token(): number | undefined;
+  /**
+   * A write carrying this term's token was refused as fenced: a newer token exists, so this term is over.
+   * The role stops and leadership is sought again, with a new token above every one that wrote.
+   */
+  fenced(): void;
   /** Stops the role (if running) and gives leadership up so another node can take it at once. */
   close(): Promise<void>;
 }
@@ -39,6 +44,7 @@ export function alwaysLeader(logger: Logger): Leadership {
   const steps = serialSteps((err, what) => logger.error({ err }, `${what} failed`));
   let role: Role | undefined;
   let closed = false;
+  let closing: Promise<void> | undefined;
   return {
     lead(r) {
       role = r;
@@ -46,15 +52,20 @@ export function alwaysLeader(logger: Logger): Leadership {
     },
     isLeader: () => !closed,
     token: () => (closed ? undefined : 1),
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (role) await steps.run('stop leading', role.stop);
+    // Nothing else writes to a single node's store: a refusal here is a bug worth shouting about.
+    fenced: () => logger.error('a write was refused as fenced on a single node'),
+    close() {
+      // The role stops while still leading (writes in flight finish with the token).
+      closing ??= (async () => {
+        if (role) await steps.run('stop leading', role.stop);
+        closed = true;
+      })();
+      return closing;
     },
   };
 }
 
-/** Leadership by lease: the role runs while the lease is held. */
+/** Leadership by lease: the role runs while the lease is held; a fenced write ends the term. */
 export function leaseLeadership(lease: Lease, logger: Logger, nodeId: string): Leadership {
   const steps = serialSteps((err, what) => logger.error({ err }, `${what} failed`));
   let role: Role | undefined;
@@ -77,6 +88,10 @@ export function leaseLeadership(lease: Lease, logger: Logger, nodeId: string): L
     },
     isLeader: () => lease.isLeader(),
     token: () => lease.token(),
+    fenced() {
+      logger.warn({ node: nodeId }, 'a write was fenced: another node has a newer token; acquiring again');
+      lease.resign();
+    },
     async close() {
       if (closing) return;
       closing = true;
@@ -85,6 +100,18 @@ export function leaseLeadership(lease: Lease, logger: Logger, nodeId: string): L
       if (role) await steps.run('stop leading', role.stop);
       await stopRunning?.();
       await steps.idle();
+    },
+  };
+}
+
+/** Roles started in the given order and stopped in the reverse one (the last started stops first). */
+export function inOrder(...roles: Role[]): Role {
+  return {
+    async start() {
+      for (const role of roles) await role.start();
+    },
+    async stop() {
+      for (const role of [...roles].reverse()) await role.stop();
     },
   };
 }
