@@ -46,6 +46,12 @@ export abstract class WorldScript {
     return this.stories.has(raceId);
   }
 
+  /** Drops a race's story and version (its day is forgotten). */
+  protected forget(raceId: string): void {
+    this.stories.delete(raceId);
+    this.versions.delete(raceId);
+  }
+
   /** The race's full change list, sorted by (at, seq), built on first use. */
   protected changesOf(race: RaceStatic): TimedChange[] {
     let list = this.stories.get(race.id);

@@ -32,10 +32,12 @@ export interface RaceView {
 /** Days a world can build ahead of now: a meeting is listed up to LISTING_LEAD before a first race that
  * starts as early as 14:15 UTC the day before its date. */
 const DAYS_AHEAD = Math.ceil((LISTING_LEAD + DAY) / DAY) + 1;
+/** Built days kept before old ones are forgotten: the configured day's neighbours and the days ahead. */
+const MAX_DAYS = 7;
 
 export class SimWorld extends WorldScript {
-  /** The first day that exists: the day before the configured one. */
-  readonly firstDay: number;
+  /** The first day that exists: the day before the configured one, later once old days are forgotten. */
+  private firstDay: number;
   private readonly days = new Map<number, MeetingStatic[]>();
   private readonly raceById = new Map<string, RaceStatic>();
   private readonly meetingById = new Map<string, MeetingStatic>();
@@ -70,12 +72,14 @@ export class SimWorld extends WorldScript {
 
   /** The meetings dated within [from, to] (midnights, clamped to the available days), built if needed. */
   meetingsDated(from: number, to: number, now = this.clock.now()): MeetingStatic[] {
-    const range = this.availableDays(now);
-    const out: MeetingStatic[] = [];
-    for (let d = Math.max(dayOf(from), range.from); d <= Math.min(dayOf(to), range.to); d += DAY) {
-      out.push(...this.buildDay(d));
-    }
-    return out;
+    const days = (range: { from: number; to: number }) => {
+      const list: number[] = [];
+      for (let d = Math.max(dayOf(from), range.from); d <= Math.min(dayOf(to), range.to); d += DAY) list.push(d);
+      return list;
+    };
+    for (const d of days(this.availableDays(now))) this.buildDay(d);
+    // Building may have forgotten old days: collect what is left.
+    return days(this.availableDays(now)).flatMap((d) => this.days.get(d) ?? []);
   }
 
   /** Whether a meeting is published at `now`: /meetings lists it and its ids resolve. */
@@ -223,8 +227,32 @@ export class SimWorld extends WorldScript {
         for (const r of m.races) this.raceById.set(r.id, r);
       }
       this.ordered = undefined;
+      this.forgetOldDays();
     }
     return meetings;
+  }
+
+  /**
+   * Keeps memory bounded on a long run (a demo at x10 passes ten days a day): beyond MAX_DAYS built days,
+   * days before yesterday are dropped with their races, stories and caches (their ids then answer 404).
+   */
+  private forgetOldDays(): void {
+    const keepFrom = dayOf(this.clock.now()) - DAY;
+    for (const day of [...this.days.keys()].sort((a, b) => a - b)) {
+      if (this.days.size <= MAX_DAYS || day >= keepFrom) return;
+      for (const m of this.days.get(day) ?? []) {
+        this.meetingById.delete(m.id);
+        for (const r of m.races) {
+          this.raceById.delete(r.id);
+          this.lifecycles.delete(r.id);
+          this.stateCache.delete(r.id);
+          this.betCache.delete(r.id);
+          this.forget(r.id);
+        }
+      }
+      this.days.delete(day);
+      this.firstDay = Math.max(this.firstDay, day + DAY);
+    }
   }
 
   private order() {

@@ -105,6 +105,30 @@ describe('the simulated calendar', () => {
     }
   });
 
+  it('forgets days before yesterday on a long run, keeping memory bounded', async () => {
+    const clock = settableClock(at(`${DAY}T12:00:00Z`));
+    const sim = await createSimulator({ seed: 5, clock, day: DAY, rateLimit: false });
+    try {
+      const first = sim.world.races[0] as { id: string };
+      for (let d = 0; d < 10; d++) {
+        clock.set(at(`${DAY}T12:00:00Z`) + d * 24 * HOUR);
+        const body = (await get(sim, '/meetings?date_from=all&date_to=all&limit=200')).json();
+        expect(body.data.meetings.length).toBe(200);
+        expect(new Set(sim.world.meetings.map((m) => m.dayKey)).size).toBeLessThanOrEqual(7);
+      }
+      expect((await get(sim, `/events/${first.id}`)).status).toBe(404);
+      // Ten days on, the world starts the day before yesterday.
+      expect((await get(sim, '/meetings?date_from=all&date_to=all')).json().params.date_from).toBe(
+        '2026-11-29T00:00:00Z',
+      );
+      expect(
+        (await get(sim, '/meetings?date_from=2026-12-01&date_to=2026-12-01')).json().data.meetings,
+      ).toHaveLength(76);
+    } finally {
+      await sim.close();
+    }
+  });
+
   it('defaults the day to the UTC day of the clock, or the next one once its racing is over', async () => {
     expect(new Date(defaultDay(at('2027-05-06T17:02:00Z'))).toISOString()).toBe('2027-05-06T00:00:00.000Z');
     expect(new Date(defaultDay(at('2027-05-06T17:02:01Z'))).toISOString()).toBe('2027-05-07T00:00:00.000Z');
