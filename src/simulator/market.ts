@@ -6,7 +6,7 @@
  * times (2.6 on average) after the open, all from 29 min before the advertised start until the race closed
  * (the last move 51 s before it), about half of them in the last 5 min; a move changes the price by 26 %
  * on average (|log ratio|). Moves stop when the race closes, however late that is.
- * A move is random but pulled toward the book targeted at that time; a scratching reframes the market:
+ * A move is random but pulled, in proportion, toward the book targeted at that time; a scratching reframes the market:
  * the others are re-priced at once to the book.
  */
 import { ladder, MINUTE, placeOf } from './changes.js';
@@ -21,9 +21,9 @@ export const LATE_WINDOW = 30 * MINUTE;
 /** Times of late moves: close - window x u^k; k = 3 puts over half the moves in the last 5 min. */
 const BUNCHING = 3;
 /** Spread of a move's log change of the runner's chance. */
-const MOVE_SIGMA = 0.36;
-/** How far a move goes toward the price that would restore the book (the book wanders, but not far). */
-const BOOK_PULL = 0.6;
+const MOVE_SIGMA = 0.42;
+/** How far (as a power of the ratio) a move goes toward the price that would restore the book. */
+const BOOK_PULL = 0.8;
 /** Late moves drawn per runner: 1-4, 3 on average (a move that lands on the same ladder price is none). */
 const MOVE_COUNTS = [1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4];
 
@@ -117,7 +117,8 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
     // Mean-preserving: a log-normal step without the -sigma^2/2 term would inflate the book on every move.
     const moved = (implied[e.i] as number) * Math.exp(rng.normal() * MOVE_SIGMA - MOVE_SIGMA ** 2 / 2);
     const room = book - others(e.i);
-    const target = Math.max(moved / 2, moved + BOOK_PULL * (room - moved));
+    // In proportion: a long shot's price cannot carry the whole book's error (at most x1.6 or /1.6).
+    const target = moved * Math.min(1.6, Math.max(1 / 1.6, room / moved)) ** BOOK_PULL;
     show(e.at, e.i, Math.min(0.95, Math.max(0.002, target)));
   }
   return drafts;
