@@ -70,7 +70,15 @@ row(
 const day = sim.world.races.filter((r) => r.meeting.dayKey === DAY && !r.abandoned);
 const market = simMarket(sim.world, day);
 const realM = realMarket();
-for (const key of ['closingBook', 'openingBook', 'movesPerRunner', 'last5', 'in30', 'moveSize'] as const) {
+for (const key of [
+  'closingBook',
+  'openingBook',
+  'movesPerRunner',
+  'last5',
+  'in30',
+  'moveSize',
+  'bigMoves',
+] as const) {
   row(`market ${key}`, realM[key], market[key]);
 }
 const closes = await eventsAt(

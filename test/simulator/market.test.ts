@@ -47,6 +47,8 @@ describe('the market, as the real payload shows it', () => {
     expectNear('share of moves in the last 5 min before the close', simulated.last5, real.last5, 0.08);
     expect([real.in30, simulated.in30]).toEqual([1, 1]);
     expectWithin('mean |log price change| of a move', simulated.moveSize, real.moveSize, 0.15);
+    // Now and then a price doubles or halves (41 -> 18 in the real race), but not often.
+    expectNear('share of moves doubling or halving the price', simulated.bigMoves, real.bigMoves, 0.03);
   });
 
   it('has pool prices with the real win-pool book, moving continuously near the jump', async () => {

@@ -94,6 +94,8 @@ export interface MarketFigures {
   in30: number;
   /** Mean |log(new / old price)| of a move. */
   moveSize: number;
+  /** Share of moves that more than double or halve the price. */
+  bigMoves: number;
 }
 
 export function marketFigures(
@@ -111,6 +113,7 @@ export function marketFigures(
     last5: share(moves, (m) => m.race.close - m.at <= 5 * MIN),
     in30: share(moves, (m) => m.at >= m.race.start - 30 * MIN && m.at < m.race.close),
     moveSize: mean(moves.map((m) => Math.abs(Math.log(m.to / m.from)))),
+    bigMoves: share(moves, (m) => Math.abs(Math.log(m.to / m.from)) > Math.LN2),
   };
 }
 
