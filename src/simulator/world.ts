@@ -44,7 +44,7 @@ export class SimWorld extends WorldScript {
   private readonly lifecycles = new Map<string, { life: Lifecycle; list: TimedChange[] }>();
   private ordered: { meetings: MeetingStatic[]; races: RaceStatic[] } | undefined;
   private stateCache = new Map<string, { version: number; count: number; state: RaceState }>();
-  private betCache = new Map<string, { version: number; bets: readonly SimBet[] }>();
+  private betCache = new Map<string, readonly SimBet[]>();
 
   constructor(
     readonly seed: number,
@@ -94,14 +94,18 @@ export class SimWorld extends WorldScript {
     return this.meetingById.get(id);
   }
 
-  /** Every bet the race will see (precomputed, with its time); payloads show those placed by now. */
+  /**
+   * Every bet the race will see (with its time); payloads show those placed by now. Drawn from the
+   * precomputed story only, so a scripted change never rewrites bets already placed (a bet on a runner
+   * scratched before it is dropped when payloads are built).
+   */
   bets(raceId: string): readonly SimBet[] {
     const race = this.require(raceId);
-    const version = this.version(raceId);
-    const cached = this.betCache.get(raceId);
-    if (cached?.version === version) return cached.bets;
-    const bets = betsOf(this.seed, race, this.lifecycleEntry(race).life, this.changesOf(race));
-    this.betCache.set(raceId, { version, bets });
+    let bets = this.betCache.get(raceId);
+    if (!bets) {
+      bets = betsOf(this.seed, race, this.lifecycleEntry(race).life, this.buildStory(race));
+      this.betCache.set(raceId, bets);
+    }
     return bets;
   }
 

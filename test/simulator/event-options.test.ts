@@ -254,5 +254,38 @@ describe('the with_* options of /events, by their official names', () => {
     });
     expect((d.runners as Rec[]).filter((r) => 'deduction' in r)).toHaveLength(1);
     expect(d.substitutions).toEqual([{ entrant_id: toteFavourite(d), tote: 'NZ', product_name: 'Pool Win' }]);
+    // Its stale fixed odds stay, its pool prices go.
+    expect(Object.keys(scratched.odds as Rec)).toEqual(['fixed_win', 'fixed_place']);
+    // An early scratching carries no deduction.
+    const other = sim.world.raceView(race.id).runners.find((r) => !r.scratched) as { entrantId: string };
+    sim.world.scratch(race.id, other.entrantId, { late: false });
+    const after = (await event('enc=json')).data;
+    expect(
+      ((after.runners as Rec[]).find((r) => r.entrant_id === other.entrantId) as Rec).deduction,
+    ).toBeUndefined();
+  });
+
+  it('takes no bet on a runner once it is scratched, and leaves the bets already placed as they were', async () => {
+    const life = sim.world.lifecycle(race.id);
+    clock.set(life.start - 15 * MIN);
+    const bets = (d: Rec) => [...(d.live_bets as Bet[]), ...(d.big_bets as Bet[])];
+    const before = (await event(ALL)).data;
+    const runner = sim.world.raceView(race.id).runners.find((r) => !r.scratched) as {
+      entrantId: string;
+      name: string;
+    };
+    const scratchedAt = clock.now();
+    sim.world.scratch(race.id, runner.entrantId, { late: true });
+    expect(bets((await event(ALL)).data)).toEqual(bets(before));
+    let seen = 0;
+    for (let t = scratchedAt; t < life.closeAt; t += MIN) {
+      clock.set(t);
+      for (const b of bets((await event(ALL)).data)) {
+        if (Date.parse(b.place_time.replace(/000000Z$/, 'Z')) <= scratchedAt) continue;
+        seen++;
+        expect(b.description.some((x) => x.startsWith(`${runner.name} (`))).toBe(false);
+      }
+    }
+    expect(seen).toBeGreaterThan(10);
   });
 });
