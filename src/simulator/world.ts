@@ -74,7 +74,8 @@ export class SimWorld extends WorldScript {
   meetingsDated(from: number, to: number, now = this.clock.now()): MeetingStatic[] {
     const days = (range: { from: number; to: number }) => {
       const list: number[] = [];
-      for (let d = Math.max(dayOf(from), range.from); d <= Math.min(dayOf(to), range.to); d += DAY) list.push(d);
+      for (let d = Math.max(dayOf(from), range.from); d <= Math.min(dayOf(to), range.to); d += DAY)
+        list.push(d);
       return list;
     };
     for (const d of days(this.availableDays(now))) this.buildDay(d);
