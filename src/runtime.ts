@@ -1,31 +1,32 @@
 /**
- * The composition root: config -> clock -> upstream (real API or embedded simulator) -> store -> pipeline ->
- * poller -> delivery -> HTTP. `main.ts` calls it and handles signals; tests call it in-process.
+ * The composition root, wiring only: config -> clock -> upstream (real API or embedded simulator) -> backend
+ * (event log, bus, outbox, leadership, request window for STORE's driver) -> polling -> delivery -> HTTP.
+ * `main.ts` calls it and handles signals; tests call it in-process.
  */
 import type { FastifyInstance } from 'fastify';
-import { type Bus, createMemoryBus } from './bus/bus.js';
+import { type Backend, backends } from './backend/index.js';
 import { type Clock, createScaledClock, systemClock } from './clock.js';
-import { type ClusterNode, startClusterNode } from './cluster/cluster-node.js';
+import { freshnessOf } from './cluster/cluster-state.js';
+import { inOrder } from './cluster/leadership.js';
+import { nodeRaceView } from './cluster/shared-race-view.js';
 import { type Config, parseApiKeys } from './config.js';
 import { DeliveryHub } from './delivery/core/hub.js';
 import { registerDeliveryMetrics } from './delivery/core/metrics.js';
 import { redactValue } from './delivery/core/redact.js';
-import { registerSseEndpoint, type SseEndpoint } from './delivery/sse/endpoint.js';
-import { registerWebhooks, type WebhookService } from './delivery/webhooks/index.js';
-import { registerWebSocketGateway, type WebSocketGateway } from './delivery/ws/gateway.js';
-import type { LogEntry } from './events/envelope.js';
+import { registerSseEndpoint } from './delivery/sse/endpoint.js';
+import { registerWebhooks } from './delivery/webhooks/index.js';
+import { registerWebSocketGateway } from './delivery/ws/gateway.js';
 import { buildApp } from './http/app.js';
 import { registerBoard } from './http/board.js';
-import { registerHealthRoutes } from './http/health.js';
+import { budgetReadiness, registerHealthRoutes, upstreamReadiness } from './http/health.js';
+import { bindMetricSources } from './http/metric-sources.js';
 import { createMetrics, registerMetricsRoute } from './http/metrics.js';
-import { type OpsSummary, registerRaceRoutes } from './http/race-routes.js';
+import { opsSummary } from './http/ops-summary.js';
+import { registerRaceRoutes } from './http/race-routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { createSimulator, type Simulator } from './simulator/index.js';
-import { createEventLog, type Database, databasePath, type EventLog, openDatabase } from './store/index.js';
 import { createRacingClient } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
-import { pollPolicy } from './watch/poll-policy.js';
-import type { RaceView } from './watch/poller.js';
 import { createPollingRole } from './watch/polling-role.js';
 import { createRaceCatalog } from './watch/race-catalog.js';
 
@@ -38,8 +39,8 @@ export interface Racewire {
   clock: Clock;
   /** Wall time: everything a person or a peer sees (limits, heartbeats, timeouts, webhooks). */
   wallClock: Clock;
-  /** STORE=redis: this node of the deployment. */
-  cluster?: ClusterNode;
+  /** The ports this node runs on (STORE's driver). */
+  backend: Backend;
   stop(): Promise<void>;
 }
 
@@ -70,56 +71,32 @@ export async function startRacewire(opts: {
       logger: logger.child({ component: 'simulator' }),
     });
     baseUrl = await simulator.listen({ port: 0, host: '127.0.0.1' });
-  }
-
-  let hub: DeliveryHub | undefined;
-  // WebSocket and SSE subscribers both raise their races' priority.
-  const localSubscribers = () => hub?.subscriberCounts() ?? new Map<string, number>();
-
-  // The store: one node (memory bus, SQLite or memory log) or a node of a Redis deployment.
-  let cluster: ClusterNode | undefined;
-  let db: Database | undefined;
-  let log: EventLog;
-  let bus: Bus;
-  // The SQLite outbox writes its deliveries inside the append's transaction; it is created after the log,
-  // so the hook is bound late.
-  let enqueueDeliveries: (entries: LogEntry[]) => void = () => {};
-  if (config.STORE === 'redis') {
-    if (embedded) {
+    if (config.STORE === 'redis') {
       logger.warn(
         'STORE=redis with the embedded simulator: each node simulates its own day; point every node of a deployment at one upstream (RACING_API_URL)',
       );
     }
-    cluster = await startClusterNode({
-      url: config.REDIS_URL!,
-      prefix: config.REDIS_PREFIX,
-      nodeId: config.NODE_ID,
-      clock,
-      logger: logger.child({ component: 'cluster' }),
-      leaseTtlMs: config.LEASE_TTL_MS,
-      window: config.EVENT_LOG_WINDOW,
-      maxPerMinute: config.RACING_API_MAX_RPM,
-      localSubscribers,
-      freshness: () => freshness(role.poller()),
-    });
-    log = cluster.log;
-    bus = cluster.bus;
-  } else {
-    bus = createMemoryBus((err) => logger.error({ err }, 'bus listener failed'));
-    db = config.STORE === 'sqlite' ? openDatabase(databasePath(config.DATA_DIR)) : undefined;
-    log = createEventLog(config.STORE, {
-      window: config.EVENT_LOG_WINDOW,
-      dataDir: config.DATA_DIR,
-      db,
-      onAppend: (entries) => enqueueDeliveries(entries),
-    });
   }
-  const metrics = createMetrics(cluster?.nodeId);
+
+  let delivery: DeliveryHub | undefined;
+  // WebSocket and SSE subscribers both raise their races' priority.
+  const localSubscribers = () => delivery?.subscriberCounts() ?? new Map<string, number>();
+
+  const backend = await backends[config.STORE]({
+    config,
+    clock,
+    logger: logger.child({ component: 'backend' }),
+    localSubscribers,
+    freshness: () => freshnessOf(role.poller()),
+  });
+  const { log, bus } = backend;
+  const cluster = backend.distributed ? backend.status : undefined;
+  const metrics = createMetrics(backend.distributed ? backend.nodeId : undefined);
 
   const limiter = createRateLimiter({
     maxPerMinute: config.RACING_API_MAX_RPM,
     clock,
-    sharedWindow: cluster?.rateWindow,
+    sharedWindow: backend.requestWindow,
     logger: logger.child({ component: 'limiter' }),
   });
   const client = createRacingClient({
@@ -146,36 +123,19 @@ export async function startRacewire(opts: {
     bus,
     clock,
     logger,
-    subscribers: () => cluster?.subscribers() ?? localSubscribers(),
+    subscribers: backend.subscribers,
     discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
     },
   });
-  // What this node shows of the day: its own poller once it has discovered, else the leader's, shared.
-  const noRaces: RaceView = {
-    races: () => new Map(),
-    staleness: () => undefined,
-    lastDiscoveryAt: () => undefined,
-  };
-  const view = (): RaceView => {
-    const poller = role.poller();
-    if (poller && (poller.lastDiscoveryAt() !== undefined || !cluster)) return poller;
-    return cluster?.view ?? noRaces;
-  };
-  bus.subscribe((entries) => {
-    for (const entry of entries) {
-      if (entry.kind === 'event') metrics.events.inc({ type: entry.event.type });
-      else if (entry.kind === 'patch')
-        metrics.patchBytes.observe({ kind: 'patch' }, JSON.stringify(entry.ops).length);
-      else metrics.patchBytes.observe({ kind: 'snapshot' }, JSON.stringify(entry.document).length);
-    }
-  });
+  const view = nodeRaceView(role.poller, backend.sharedView);
 
   const app = await buildApp({ logger });
   const catalog = createRaceCatalog(view);
   const auth = { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) };
-  const delivery = new DeliveryHub({
+  // Subscribers' limits, heartbeats and timeouts run on the wall clock, whatever the race clock's speed.
+  const hub = new DeliveryHub({
     log,
     bus,
     catalog,
@@ -183,23 +143,13 @@ export async function startRacewire(opts: {
     logger: logger.child({ component: 'delivery' }),
     auth,
   });
-  hub = delivery;
-  const gateway: WebSocketGateway = await registerWebSocketGateway(app, {
-    hub: delivery,
-    logger: logger.child({ component: 'ws' }),
-  });
-  const sse: SseEndpoint = await registerSseEndpoint(app, {
-    hub: delivery,
-    logger: logger.child({ component: 'sse' }),
-  });
-  // With the memory store, webhook endpoints and deliveries live in an in-memory SQLite database: the same
-  // code, as durable as the memory event log (not at all). With Redis, only the leader dispatches.
-  const webhookDb = cluster ? undefined : (db ?? openDatabase(':memory:'));
-  const webhooks: WebhookService = await registerWebhooks(app, {
-    store: cluster
-      ? { kind: 'redis', redis: cluster.redis, prefix: config.REDIS_PREFIX }
-      : { kind: 'sqlite', db: webhookDb! },
-    dispatch: !cluster,
+  delivery = hub;
+  const gateway = await registerWebSocketGateway(app, { hub, logger: logger.child({ component: 'ws' }) });
+  const sse = await registerSseEndpoint(app, { hub, logger: logger.child({ component: 'sse' }) });
+  // Dispatching follows leadership, like polling: only the leader claims deliveries.
+  const webhooks = await registerWebhooks(app, {
+    store: backend.webhookStore,
+    dispatch: false,
     bus,
     clock: wallClock,
     logger: logger.child({ component: 'webhooks' }),
@@ -209,87 +159,30 @@ export async function startRacewire(opts: {
       metrics.webhookLatency.observe(latencyMs / 1000);
     },
   });
-  enqueueDeliveries = (entries) => webhooks.enqueueForEntries(entries);
 
-  const ops = async (): Promise<OpsSummary> => {
-    const budget = limiter.stats();
-    const races = view().races();
-    // Settled means the scheduler will not fetch it again: the scheduler's own rule, not a second one.
-    let settled = 0;
-    for (const race of races.values()) if (!pollPolicy(race, clock.now(), 0)) settled++;
-    const ws = gateway.stats();
-    const events = sse.stats();
-    const hooks = await webhooks.stats();
-    return {
-      time: clock.now(),
-      clockSpeed: clock.speed ?? 1,
-      budget: {
-        maxPerMinute: config.RACING_API_MAX_RPM,
-        used: budget.used,
-        left: budget.left,
-        queued: budget.queued,
-      },
-      races: { watched: races.size - settled, settled },
-      ws: {
-        connections: ws.connections,
-        subscribers: [...delivery.subscriberCounts('ws').values()].reduce((a, b) => a + b, 0),
-        slowDisconnects: ws.slowDisconnects,
-      },
-      sse: {
-        connections: events.connections,
-        subscribers: [...delivery.subscriberCounts('sse').values()].reduce((a, b) => a + b, 0),
-        slowDisconnects: events.slowDisconnects,
-      },
-      webhooks: { pending: hooks.pending, failing: hooks.failing },
-      ...(cluster
-        ? { cluster: { node: cluster.nodeId, leader: cluster.isLeader(), redisUp: cluster.redisUp() } }
-        : {}),
-    };
-  };
-  metrics.sources.budget = () => limiter.stats();
-  metrics.sources.staleness = function* () {
-    const current = view();
-    for (const race of current.races().values()) {
-      const ms = current.staleness(race.raceId);
-      if (ms !== undefined && race.finishedAt === undefined) yield { raceId: race.raceId, ms };
-    }
-  };
-  registerDeliveryMetrics(metrics.registry, delivery);
-  metrics.sources.outboxDepth = async () => (await webhooks.stats()).pending;
-  if (cluster) {
-    const node = cluster;
-    metrics.sources.cluster = () => ({ leader: node.isLeader(), redisUp: node.redisUp() });
-  }
-
+  bindMetricSources(metrics, {
+    bus,
+    budget: () => limiter.stats(),
+    view,
+    outboxDepth: async () => (await webhooks.stats()).pending,
+    cluster,
+  });
   registerHealthRoutes(app, () => [
-    {
-      name: 'upstream',
-      check: () => {
-        const at = view().lastDiscoveryAt();
-        const fresh = at !== undefined && clock.now() - at < config.DISCOVERY_INTERVAL_MS * 5 + 30_000;
-        return {
-          ok: fresh,
-          detail: { lastDiscoveryAt: at === undefined ? null : new Date(at).toISOString() },
-        };
-      },
-    },
-    {
-      name: 'store',
-      check: async () => {
-        await log.head('readiness-probe');
-        return { ok: true };
-      },
-    },
-    {
-      name: 'budget',
-      check: () => {
-        const stats = limiter.stats();
-        return { ok: stats.queued < config.RACING_API_MAX_RPM, detail: stats };
-      },
-    },
-    ...(cluster?.readiness() ?? []),
+    upstreamReadiness(view, clock, config.DISCOVERY_INTERVAL_MS),
+    budgetReadiness(limiter),
+    ...backend.readiness(),
   ]);
+  registerDeliveryMetrics(metrics.registry, hub);
   registerMetricsRoute(app, metrics);
+  const ops = opsSummary({
+    clock,
+    limiter,
+    view,
+    ws: () => ({ ...gateway.stats(), subscribers: hub.subscriberCounts('ws') }),
+    sse: () => ({ ...sse.stats(), subscribers: hub.subscriberCounts('sse') }),
+    webhooks,
+    cluster,
+  });
   registerRaceRoutes(app, { races: view, log, redact: redactValue, ops });
   await registerBoard(app);
 
@@ -297,29 +190,18 @@ export async function startRacewire(opts: {
   if (opts.listen !== false) {
     url = await app.listen({ port: config.PORT, host: config.HOST });
   }
-  if (cluster) {
-    const node = cluster;
-    await node.view.refresh().catch((err) => logger.warn({ err }, 'no shared race view yet'));
-    // Only the lease holder polls and dispatches webhooks; a takeover recovers the dead leader's in-flight ones.
-    node.lead({
-      start: async () => {
-        await role.start();
-        await webhooks.setDispatching(true);
-      },
-      stop: async () => {
-        await role.stop();
-        await webhooks.setDispatching(false);
-      },
-    });
-  } else {
-    await role.start();
-  }
+  // Only the leader polls and dispatches; on a loss, dispatching stops first (no claim after the lease).
+  const dispatching = {
+    start: () => webhooks.setDispatching(true),
+    stop: () => webhooks.setDispatching(false),
+  };
+  backend.leadership.lead(inOrder(role, dispatching));
   logger.info(
     {
       url,
       upstream: embedded ? 'embedded simulator' : 'racing API',
       store: config.STORE,
-      ...(cluster ? { node: cluster.nodeId } : {}),
+      ...(backend.distributed ? { node: backend.nodeId } : {}),
     },
     'racewire started',
   );
@@ -330,31 +212,18 @@ export async function startRacewire(opts: {
     simulator,
     clock,
     wallClock,
-    cluster,
+    backend,
     async stop() {
-      // Polling stops while the lease is still held (appends in flight finish), then the lease is released so
-      // another node takes over at once.
-      await role.stop();
+      // Stops polling and dispatching while leadership is still held, then gives it up.
+      await backend.leadership.close();
       await gateway.close();
-      await delivery.close();
+      await hub.close();
       await webhooks.close();
       await app.close();
-      if (cluster) await cluster.close();
-      else await log.close();
-      webhookDb?.close();
+      await backend.close();
       await simulator?.close();
     },
   };
-}
-
-/** What the leader tells followers of its polling (src/cluster/cluster-state.ts). */
-function freshness(poller: RaceView | undefined) {
-  const lastGoodAt: Record<string, number> = {};
-  for (const race of poller?.races().values() ?? []) {
-    if (race.lastGoodAt !== undefined && race.finishedAt === undefined)
-      lastGoodAt[race.raceId] = race.lastGoodAt;
-  }
-  return { discoveredAt: poller?.lastDiscoveryAt() ?? null, lastGoodAt };
 }
 
 /**
