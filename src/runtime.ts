@@ -85,6 +85,7 @@ export async function startRacewire(opts: {
   const backend = await backends[config.STORE]({
     config,
     clock,
+    wallClock,
     logger: logger.child({ component: 'backend' }),
     localSubscribers,
     freshness: () => freshnessOf(role.poller()),

@@ -88,6 +88,17 @@ describe('limits on the wall clock while the simulator runs at x1000', () => {
     c.ws.close();
   });
 
+  it('stamps webhook endpoints with wall-clock time', async () => {
+    const res = await fetch(`${racewire.url}/v1/webhooks/endpoints`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://93.184.216.34/hook' }),
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { endpoint: { createdAt: string } };
+    expect(body.endpoint.createdAt).toBe(new Date(wall.now()).toISOString());
+  });
+
   it('counts SSE subscribers in /v1/ops and /metrics beside WebSocket ones', async () => {
     const res = await fetch(`${racewire.url}/v1/sse?channel=race:nowhere`);
     const reader = res.body!.getReader();

@@ -28,7 +28,10 @@ export interface BackendOptions {
     | 'LEASE_TTL_MS'
     | 'RACING_API_MAX_RPM'
   >;
+  /** Race time (the simulator may run it faster). */
   clock: Clock;
+  /** Wall time: the webhook outbox's timestamps, retry schedules and rotation overlaps. */
+  wallClock: Clock;
   logger: Logger;
   /** This node's subscribers per race (WebSocket and SSE). */
   localSubscribers: () => ReadonlyMap<string, number>;

@@ -26,7 +26,7 @@ const CLIENT_OPTIONS: RedisOptions = {
 const VIEW_REFRESH_EVERY = 5; // syncs
 
 export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
-  const { config, clock, logger } = opts;
+  const { config, clock, wallClock, logger } = opts;
   const prefix = config.REDIS_PREFIX;
   const nodeId = config.NODE_ID ?? defaultNodeId();
   if (!config.REDIS_URL) throw new Error('STORE=redis needs REDIS_URL');
@@ -109,7 +109,10 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     nodeId,
     log,
     bus,
-    webhookStore: { outbox: createRedisOutbox({ redis, prefix, now: () => clock.now() }), feed: log.feed },
+    webhookStore: {
+      outbox: createRedisOutbox({ redis, prefix, now: () => wallClock.now() }),
+      feed: log.feed,
+    },
     leadership,
     requestWindow: createRedisRateWindow({
       redis,

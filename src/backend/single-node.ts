@@ -22,7 +22,7 @@ import type { Backend, BackendFactory, BackendOptions, Driver } from './ports.js
 export const defaultNodeId = () => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
 function singleNode(driver: Driver, opts: BackendOptions, parts: { log: EventLog; db: Database }): Backend {
-  const { config, clock, logger } = opts;
+  const { config, clock, wallClock, logger } = opts;
   const { log, db } = parts;
   const nodeId = config.NODE_ID ?? defaultNodeId();
   const leadership = alwaysLeader(logger);
@@ -32,7 +32,7 @@ function singleNode(driver: Driver, opts: BackendOptions, parts: { log: EventLog
     nodeId,
     log,
     bus: createMemoryBus((err) => logger.error({ err }, 'bus listener failed')),
-    webhookStore: { outbox: createSqliteOutbox(db, { now: () => clock.now() }), feed: log.feed },
+    webhookStore: { outbox: createSqliteOutbox(db, { now: () => wallClock.now() }), feed: log.feed },
     leadership,
     requestWindow: createMemoryRateWindow({ maxPerMinute: config.RACING_API_MAX_RPM, clock }),
     subscribers: opts.localSubscribers,

@@ -73,6 +73,9 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    // A client's pooled connection that never sent a request is not idle to Node, so close() would wait for
+    // it (the headers timeout): a simulator that closes ends every connection.
+    forceCloseConnections: true,
   }) as unknown as FastifyInstance;
   if (opts.onApiRequest) {
     const observe = opts.onApiRequest;

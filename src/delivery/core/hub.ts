@@ -26,6 +26,7 @@ import { ReplaySource } from './replay-source.js';
 import { Session, type SessionTransport } from './session.js';
 import { CloseCode, type Sink } from './sink.js';
 import { SnapshotSource } from './snapshot-source.js';
+import { emptyStats, type HubStats, type TransportStats } from './stats.js';
 import { type AttachContext, attachStream, resyncStream } from './stream-attach.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -40,34 +41,7 @@ export interface HubDeps {
   limits?: Partial<DeliveryLimits>;
 }
 
-export interface TransportStats {
-  connections: number;
-  connectionsTotal: number;
-  subscriptions: number;
-  slowDisconnects: number;
-  /** Connections refused for a limit (connections per key, rate). */
-  rejected: number;
-  messagesSent: number;
-  bytesSent: number;
-}
-
-export interface HubStats {
-  ws: TransportStats;
-  sse: TransportStats;
-  memory: { queuedBytes: number; replayCacheBytes: number; snapshotCacheBytes: number };
-}
-
 export type OpenResult = { ok: true; session: Session } | Refusal;
-
-const emptyStats = (): TransportStats => ({
-  connections: 0,
-  connectionsTotal: 0,
-  subscriptions: 0,
-  slowDisconnects: 0,
-  rejected: 0,
-  messagesSent: 0,
-  bytesSent: 0,
-});
 
 export class DeliveryHub {
   readonly limits: DeliveryLimits;

@@ -3,7 +3,8 @@
  * slow-consumer closes per transport, and the memory the caches and send queues hold beside their caps.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { DeliveryHub, TransportStats } from './hub.js';
+import type { DeliveryHub } from './hub.js';
+import type { TransportStats } from './stats.js';
 
 const TRANSPORTS = ['ws', 'sse'] as const;
 

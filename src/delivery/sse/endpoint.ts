@@ -7,7 +7,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { authenticate, extractKey } from '../core/auth.js';
-import type { DeliveryHub, TransportStats } from '../core/hub.js';
+import type { DeliveryHub } from '../core/hub.js';
+import type { TransportStats } from '../core/stats.js';
 import { parseSseRequest, type SseErrorCode, sseQuerySchema } from './sse-request.js';
 import { SseSink } from './sse-sink.js';
 

@@ -10,9 +10,10 @@ import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import { authenticate, extractKey } from '../core/auth.js';
 import { every } from '../core/heartbeat.js';
-import type { DeliveryHub, TransportStats } from '../core/hub.js';
+import type { DeliveryHub } from '../core/hub.js';
 import { outgoing } from '../core/outgoing.js';
 import type { Session } from '../core/session.js';
+import type { TransportStats } from '../core/stats.js';
 import { handleMessage } from './message-handler.js';
 import { WebSocketSink } from './ws-sink.js';
 
