@@ -81,8 +81,8 @@ describe('the terminal ticker', () => {
     const run = runTail(['--race']);
     running.push(run.child);
     expect(await run.exit).toEqual({ code: 2, signal: null });
-    expect(run.stderr()).toContain('tail: --race needs a value');
-    expect(run.stderr()).toContain('usage: npm run tail');
+    expect(run.stderr()).toContain('racewire-tail: --race needs a value');
+    expect(run.stderr()).toContain('usage: racewire-tail');
     expect(run.stdout()).toBe('');
   }, 15_000);
 });
