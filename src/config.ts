@@ -102,6 +102,27 @@ export const SETTINGS = {
     'false',
     'Allow webhook URLs on private/loopback networks (tests, local demos)',
   ],
+  CORS_ORIGINS: [
+    spec(
+      z
+        .string()
+        .regex(/^(\*|https?:\/\/[^\s,]+(,https?:\/\/[^\s,]+)*)$/)
+        .optional(),
+      '* or comma-separated origins such as https://a.example,https://b.example',
+    ),
+    undefined,
+    'Origins whose pages may call the REST API (CORS): * for any, or a comma-separated list; unset: none',
+  ],
+  RATE_LIMIT_REST: [
+    int(1, 1_000_000),
+    '300',
+    'REST requests per minute per client address (the board needs about 45 per open tab)',
+  ],
+  RATE_LIMIT_ADMIN: [
+    int(1, 1_000_000),
+    '60',
+    'Admin API (/v1/webhooks) requests per minute per client address',
+  ],
 } as const;
 
 type Settings = typeof SETTINGS;

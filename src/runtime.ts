@@ -21,6 +21,7 @@ import { bindMetricSources } from './http/metric-sources.js';
 import { createMetrics, registerMetricsRoute } from './http/metrics.js';
 import { opsSummary } from './http/ops-summary.js';
 import { registerRaceRoutes } from './http/race-routes.js';
+import { createRecentEvents } from './http/recent-events.js';
 import { createLogger, type Logger } from './logger.js';
 import { createSimulator, type Simulator } from './simulator/index.js';
 import { createRacingClient } from './upstream/client.js';
@@ -125,7 +126,11 @@ export async function startRacewire(opts: {
   });
   const view = nodeRaceView(role.poller, backend.sharedView);
 
-  const app = await buildApp({ logger });
+  const app = await buildApp({
+    logger,
+    corsOrigins: config.CORS_ORIGINS,
+    rateLimits: { restPerMinute: config.RATE_LIMIT_REST, adminPerMinute: config.RATE_LIMIT_ADMIN },
+  });
   const catalog = createRaceCatalog(view);
   const auth = { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) };
   gateway = await registerWebSocketGateway(app, {
@@ -184,7 +189,9 @@ export async function startRacewire(opts: {
     webhooks,
     cluster,
   });
-  registerRaceRoutes(app, { races: view, log, redact: redactValue, ops });
+  const recent = createRecentEvents();
+  bus.subscribe((entries) => recent.add(entries));
+  registerRaceRoutes(app, { races: view, log, redact: redactValue, ops, recent });
   await registerBoard(app);
 
   let url = '';

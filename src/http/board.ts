@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { errorBody } from './errors.js';
 
 /** Where the build puts the board, from src/http (tsx) and dist/http (node) alike. */
 export const BOARD_DIR = fileURLToPath(new URL('../../dist/board/', import.meta.url));
@@ -54,7 +55,6 @@ export async function registerBoard(app: FastifyInstance, dir = BOARD_DIR): Prom
     .replace('%SCRIPT%', url('app'))
     .replace('%STYLE%', url('board'))
     .replace('%ICON%', url('favicon'));
-  const pageEtag = `"${hashOf(page)}"`;
 
   const sendAsset = (asset: Asset, hash: string, reply: FastifyReply) => {
     // An old hash (a page cached before a deploy) still gets the current file, but not cached for long.
@@ -66,15 +66,15 @@ export async function registerBoard(app: FastifyInstance, dir = BOARD_DIR): Prom
       .send(asset.body);
   };
 
-  app.get('/', { schema: { hide: true } }, async (req, reply) => {
+  // Revalidated on every load; the app's ETag (@fastify/etag) makes that a 304 while the page is unchanged.
+  app.get('/', { schema: { hide: true } }, async (_req, reply) =>
     reply
       .header('cache-control', 'no-cache')
-      .header('etag', pageEtag)
       .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer');
-    if (req.headers['if-none-match'] === pageEtag) return reply.code(304).send();
-    return reply.header('content-type', 'text/html; charset=utf-8').send(page);
-  });
+      .header('referrer-policy', 'no-referrer')
+      .header('content-type', 'text/html; charset=utf-8')
+      .send(page),
+  );
   // Browsers ask for /favicon.ico whatever the page links; the SVG answers it.
   app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
     sendAsset(assets.favicon, '', reply),
@@ -83,7 +83,7 @@ export async function registerBoard(app: FastifyInstance, dir = BOARD_DIR): Prom
     const m = /^(app|board|favicon)\.([0-9a-f]{1,64})\.(js|css|svg)$/.exec(req.params.file);
     const name = m?.[1] as AssetName | undefined;
     if (!m || !name || ASSETS[name][1] !== m[3]) {
-      return reply.code(404).send({ error: { code: 'not_found', message: 'no such board file' } });
+      return reply.code(404).send(errorBody('not_found', 'no such board file'));
     }
     return sendAsset(assets[name], m[2]!, reply);
   });

@@ -1,5 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
 import { registerBoard } from '../../src/http/board.js';
 
 describe('the board route', () => {
@@ -7,7 +9,7 @@ describe('the board route', () => {
   let page: string;
 
   beforeAll(async () => {
-    app = Fastify();
+    app = await buildApp({ logger: pino({ level: 'silent' }) });
     await registerBoard(app);
     page = (await app.inject('/')).body;
   });
