@@ -3,7 +3,7 @@
  * empty project, then plain `node` against a live racewire: the SDK README's example, a CommonJS require, the
  * `racewire-tail` bin, and the browser bundle in Chromium.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type E2eRacewire, pickOpenRace, startE2e, until } from '../e2e/harness.js';
+import { type E2eRacewire, pickOpenRace, runNode, startE2e, until } from '../e2e/harness.js';
 
 const run = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
@@ -26,28 +26,7 @@ function readmeExample(): string {
   return block;
 }
 
-interface Child {
-  child: ChildProcess;
-  out: () => string;
-  err: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function start(cwd: string, args: string[], env: Record<string, string> = {}): Child {
-  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, out: () => out, err: () => err, exit };
-}
+const start = (cwd: string, args: string[], env: Record<string, string> = {}) => runNode(args, { cwd, env });
 
 describe('the packed SDK and ticker', () => {
   let e2e: E2eRacewire;
@@ -109,7 +88,7 @@ describe('the packed SDK and ticker', () => {
     await until(
       () =>
         example
-          .out()
+          .stdout()
           .split('\n')
           .find((l) => l.startsWith(`document ${raceId} `) && Number(l.split(' ')[2]) > 0),
       `a document of ${raceId} with data`,
@@ -136,26 +115,28 @@ describe('the packed SDK and ticker', () => {
     const { raceId } = await pickOpenRace(e2e);
     const tail = start(project, [bin, '--race', raceId, '--url', `${e2e.url.replace('http', 'ws')}/ws`]);
     children.push(tail.child);
-    await until(() => tail.err().includes('connected to'), 'the ticker to connect', 15_000);
+    await until(() => tail.stderr().includes('connected to'), 'the ticker to connect', 15_000);
     const runner = e2e.simulator.world.raceView(raceId).runners.find((r) => !r.scratched)!;
     await until(
       async () => (await fetch(`${e2e.url}/v1/races/${raceId}`)).ok || undefined,
       'the race document',
     );
     e2e.simulator.world.scratch(raceId, runner.entrantId);
-    await until(() => tail.out().includes('runner.scratched'), 'a runner.scratched line', 15_000);
-    for (const line of tail.out().trim().split('\n')) expect(line).toMatch(/^\d\d:\d\d:\d\d {2}/);
+    await until(() => tail.stdout().includes('runner.scratched'), 'a runner.scratched line', 15_000);
+    for (const line of tail.stdout().trim().split('\n')) expect(line).toMatch(/^\d\d:\d\d:\d\d {2}/);
     tail.child.kill('SIGINT');
     expect(await tail.exit).toEqual({ code: 0, signal: null });
 
     // Nothing listens on port 9 (discard) here: the ticker says where and why, and keeps trying.
     const dead = start(project, [bin, '--url', 'ws://127.0.0.1:9/ws']);
     children.push(dead.child);
-    await until(() => dead.err().includes('cannot connect'), 'the unreachable message', 15_000);
-    expect(dead.err()).toContain('cannot connect to ws://127.0.0.1:9/ws: connect ECONNREFUSED 127.0.0.1:9');
+    await until(() => dead.stderr().includes('cannot connect'), 'the unreachable message', 15_000);
+    expect(dead.stderr()).toContain(
+      'cannot connect to ws://127.0.0.1:9/ws: connect ECONNREFUSED 127.0.0.1:9',
+    );
     dead.child.kill('SIGINT');
     expect(await dead.exit).toEqual({ code: 0, signal: null });
-    expect(dead.out()).toBe('');
+    expect(dead.stdout()).toBe('');
   }, 45_000);
 
   it.skipIf(noBrowser)(
