@@ -102,6 +102,11 @@ describe('the REST API', () => {
       expect(events.filter((e) => e.type === 'odds.changed')).toEqual([]);
       const times = events.map((e) => e.timestamp);
       expect(times).toEqual([...times].sort().reverse());
+      // The fetched race's data age is in /v1/ops, not in /v1/meetings (whose ETag it would break).
+      const ops = (await inject({ url: '/v1/ops' })).json() as { staleMs: Record<string, number> };
+      expect(ops.staleMs[raceId]).toBeGreaterThanOrEqual(0);
+      const meetings = (await inject({ url: '/v1/meetings' })).json() as { meetings: { races: object[] }[] };
+      expect(meetings.meetings.flatMap((m) => m.races).filter((r) => 'staleMs' in r)).toEqual([]);
     } finally {
       client.close();
     }
