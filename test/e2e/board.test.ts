@@ -41,19 +41,12 @@ describe.skipIf(skip)('the live board in a browser', () => {
     await e2e?.stop();
   });
 
-  /**
-   * Uncaught exceptions and every console error (a failed request, a missing icon, ...). Only loads from
-   * `.invalid` hosts are left out: by RFC 6761 they can never resolve, and the simulator names its silks on
-   * one (`silks.sim.racewire.invalid`) until it serves them; the board then drops the image.
-   */
+  /** Uncaught exceptions and every console error (a failed request, a missing icon or silk, ...). */
   const errorsOf = (page: Page) => {
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
     page.on('console', (msg) => {
-      const from = msg.location().url;
-      if (msg.type() === 'error' && !/^https?:\/\/[^/]+\.invalid\//.test(from)) {
-        errors.push(`${msg.text()} (${from})`);
-      }
+      if (msg.type() === 'error') errors.push(`${msg.text()} (${msg.location().url})`);
     });
     return errors;
   };
