@@ -36,7 +36,7 @@ export const SETTINGS = {
   DISCOVERY_INTERVAL_MS: [
     int(1000, 3_600_000),
     '6000',
-    'How often /meetings is polled for new races and statuses',
+    'How often a day with live races is listed again (/meetings, every page)',
   ],
   DATA_DIR: [z.string().min(1), './data', 'Where the SQLite database lives'],
   STORE: [

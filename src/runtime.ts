@@ -20,7 +20,7 @@ import { type OpsSummary, registerRaceRoutes } from './http/race-routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { createSimulator, type Simulator } from './simulator/index.js';
 import { createEventLog, type Database, databasePath, type EventLog, openDatabase } from './store/index.js';
-import { createRacingClient } from './upstream/client.js';
+import { createRacingClient, warnIfUnidentified } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
 import { pollPolicy } from './watch/poll-policy.js';
 import type { RaceView } from './watch/poller.js';
@@ -116,6 +116,16 @@ export async function startRacewire(opts: {
     sharedWindow: cluster?.rateWindow,
     logger: logger.child({ component: 'limiter' }),
   });
+  const upstreamHeaders = {
+    from: config.RACING_API_FROM,
+    partner: config.RACING_API_PARTNER,
+    partnerId: config.RACING_API_PARTNER_ID,
+    apiKey:
+      config.RACING_API_KEY_HEADER && config.RACING_API_KEY
+        ? { header: config.RACING_API_KEY_HEADER, value: config.RACING_API_KEY }
+        : undefined,
+  };
+  if (!embedded) warnIfUnidentified(logger.child({ component: 'upstream' }), upstreamHeaders);
   const client = createRacingClient({
     baseUrl: baseUrl!,
     limiter,
@@ -123,15 +133,7 @@ export async function startRacewire(opts: {
     logger: logger.child({ component: 'upstream' }),
     timeoutMs: config.RACING_API_TIMEOUT_MS,
     onResponse: (meta) => metrics.upstreamRequests.inc(upstreamLabels(meta.path, meta.status)),
-    headers: {
-      from: config.RACING_API_FROM,
-      partner: config.RACING_API_PARTNER,
-      partnerId: config.RACING_API_PARTNER_ID,
-      apiKey:
-        config.RACING_API_KEY_HEADER && config.RACING_API_KEY
-          ? { header: config.RACING_API_KEY_HEADER, value: config.RACING_API_KEY }
-          : undefined,
-    },
+    headers: upstreamHeaders,
   });
 
   const role = createPollingRole({
