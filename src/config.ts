@@ -73,7 +73,22 @@ export const SETTINGS = {
   SIMULATOR_SPEED: [
     z.coerce.number().min(0.1).max(1000),
     '10',
-    'Embedded simulator and racewire clock speed (x real time)',
+    'Embedded simulator (or replay) and racewire clock speed (x real time)',
+  ],
+  RECORD_DIR: [
+    z.string().min(1).optional(),
+    undefined,
+    'Record every upstream response into this directory (gzip JSON lines, a file per day); unset: off',
+  ],
+  REPLAY_FILE: [
+    z.string().min(1).optional(),
+    undefined,
+    'Replay this recording (a file, or a directory of them) as the embedded upstream instead of the simulator',
+  ],
+  REPLAY_FROM: [
+    z.iso.datetime({ offset: true }).optional(),
+    undefined,
+    'ISO 8601 instant to start the replay at; unset: its first record',
   ],
   SIMULATOR_PORT: [int(0, 65535), '8081', 'Port of the standalone simulator (npm run simulator)'],
   API_KEYS: [
@@ -120,6 +135,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (env.RACING_API_KEY && !env.RACING_API_KEY_HEADER) {
     problems.push('RACING_API_KEY is set but RACING_API_KEY_HEADER is not: name the header that carries it');
+  }
+  if (env.REPLAY_FILE && env.RACING_API_URL) {
+    problems.push('REPLAY_FILE replays a recording in place of RACING_API_URL: set one of them');
   }
   if (env.STORE === 'redis' && !env.REDIS_URL) {
     problems.push('STORE=redis needs REDIS_URL (for example redis://127.0.0.1:6379)');

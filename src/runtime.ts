@@ -4,13 +4,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { type Bus, createMemoryBus } from './bus/bus.js';
-import { type Clock, createScaledClock, systemClock } from './clock.js';
+import type { Clock } from './clock.js';
 import { type ClusterNode, startClusterNode } from './cluster/cluster-node.js';
 import { type Config, parseApiKeys } from './config.js';
 import { registerSseEndpoint, type SseEndpoint } from './delivery/sse/endpoint.js';
 import { registerWebhooks, type WebhookService } from './delivery/webhooks/index.js';
 import { registerWebSocketGateway, type WebSocketGateway } from './delivery/ws/gateway.js';
 import { redactValue } from './delivery/ws/redact.js';
+import { startUpstream } from './embedded/upstream.js';
 import type { LogEntry } from './events/envelope.js';
 import { buildApp } from './http/app.js';
 import { registerBoard } from './http/board.js';
@@ -18,7 +19,8 @@ import { registerHealthRoutes } from './http/health.js';
 import { createMetrics, registerMetricsRoute } from './http/metrics.js';
 import { type OpsSummary, registerRaceRoutes } from './http/race-routes.js';
 import { createLogger, type Logger } from './logger.js';
-import { createSimulator, type Simulator } from './simulator/index.js';
+import { startRecording } from './replay/index.js';
+import type { Simulator } from './simulator/index.js';
 import { createEventLog, type Database, databasePath, type EventLog, openDatabase } from './store/index.js';
 import { createRacingClient, warnIfUnidentified } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
@@ -42,27 +44,14 @@ export async function startRacewire(opts: {
   config: Config;
   logger?: Logger;
   listen?: boolean;
+  /** Builds the race clock of the embedded upstream from its first instant (tests pass a manual clock). */
+  clockFrom?: (origin: number) => Clock & { speed?: number };
 }): Promise<Racewire> {
   const { config } = opts;
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const embedded = config.RACING_API_URL === undefined;
-  const clock: Clock & { speed?: number } = embedded
-    ? createScaledClock({ origin: Date.now(), speed: config.SIMULATOR_SPEED })
-    : systemClock;
-
-  let simulator: Simulator | undefined;
-  let baseUrl = config.RACING_API_URL;
-  if (embedded) {
-    // The simulator's own limit sits above ours, as a real provider's would: racewire must never reach it.
-    simulator = await createSimulator({
-      seed: config.SIMULATOR_SEED,
-      clock,
-      day: demoDay(clock.now()),
-      rateLimit: { perMinute: Math.ceil(config.RACING_API_MAX_RPM * 1.2) },
-      logger: logger.child({ component: 'simulator' }),
-    });
-    baseUrl = await simulator.listen({ port: 0, host: '127.0.0.1' });
-  }
+  const upstream = await startUpstream({ config, logger, clockFrom: opts.clockFrom });
+  const { clock, simulator } = upstream;
 
   let gateway: WebSocketGateway | undefined;
   let sse: SseEndpoint | undefined;
@@ -126,8 +115,18 @@ export async function startRacewire(opts: {
         : undefined,
   };
   if (!embedded) warnIfUnidentified(logger.child({ component: 'upstream' }), upstreamHeaders);
+  const recording = config.RECORD_DIR
+    ? startRecording({
+        dir: config.RECORD_DIR,
+        baseUrl: upstream.baseUrl,
+        clock,
+        logger: logger.child({ component: 'recorder' }),
+        onDrop: (reason, records) => metrics.recordingDropped.inc({ reason }, records),
+      })
+    : undefined;
   const client = createRacingClient({
-    baseUrl: baseUrl!,
+    baseUrl: upstream.baseUrl,
+    fetch: recording?.fetch,
     limiter,
     clock,
     logger: logger.child({ component: 'upstream' }),
@@ -306,7 +305,7 @@ export async function startRacewire(opts: {
   logger.info(
     {
       url,
-      upstream: embedded ? 'embedded simulator' : 'racing API',
+      upstream: upstream.kind,
       store: config.STORE,
       ...(cluster ? { node: cluster.nodeId } : {}),
     },
@@ -330,7 +329,8 @@ export async function startRacewire(opts: {
       if (cluster) await cluster.close();
       else await log.close();
       webhookDb?.close();
-      await simulator?.close();
+      await recording?.close();
+      await upstream.close();
     },
   };
 }
@@ -345,15 +345,7 @@ function freshness(poller: RaceView | undefined) {
   return { discoveredAt: poller?.lastDiscoveryAt() ?? null, lastGoodAt };
 }
 
-/**
- * The UTC day to lay the real timetable on so that `now` falls inside its racing: the timetable runs from
- * 14:15 UTC the day before to 17:02 UTC on the day, so from mid-afternoon UTC on, tomorrow's day is live.
- */
-export function demoDay(now: number): string {
-  const date = new Date(now);
-  if (date.getUTCHours() >= 15) date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
-}
+export { demoDay } from './embedded/upstream.js';
 
 /** Metric labels of an upstream response: the operation (not the id, to keep cardinality low) and status. */
 export function upstreamLabels(
