@@ -4,6 +4,7 @@ FROM node:22-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+COPY clients/js/package.json ./clients/js/
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -15,8 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import { createMemoryBus } from '../src/bus/bus.js';
 import { systemClock } from '../src/clock.js';
-import { registerWebhooks, type WebhookService } from '../src/delivery/webhooks/index.js';
+import { createSqliteOutbox, registerWebhooks } from '../src/delivery/webhooks/index.js';
 import { openDatabase } from '../src/store/sqlite/database.js';
 import { createSqliteEventLog } from '../src/store/sqlite/sqlite-event-log.js';
 
@@ -57,10 +58,12 @@ async function run(s: Scenario) {
 
   const db = openDatabase(join(dir, 'bench.db'));
   const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance;
-  let service: WebhookService | undefined;
-  const log = createSqliteEventLog({ db, onAppend: (entries) => service?.enqueueForEntries(entries) });
-  service = await registerWebhooks(app, {
-    store: { kind: 'sqlite', db },
+  const log = createSqliteEventLog({ db });
+  // As in production, each append is published on the bus, which wakes the feed reader.
+  const bus = createMemoryBus();
+  const service = await registerWebhooks(app, {
+    store: { outbox: createSqliteOutbox(db), feed: log.feed },
+    bus,
     clock: systemClock,
     logger,
     config: { allowedHosts: ['127.0.0.1'], timeoutMs: 1_000 },
@@ -75,7 +78,7 @@ async function run(s: Scenario) {
     const raceId = `race-${n % 20}`;
     n++;
     const t = performance.now();
-    const [stored] = await log.append(raceId, {
+    const appended = await log.append(raceId, {
       entries: [
         {
           kind: 'event',
@@ -89,7 +92,9 @@ async function run(s: Scenario) {
       ],
       now: new Date(),
     });
+    const [stored] = appended;
     if (stored?.kind === 'event') appendedAt.set(stored.event.id, t);
+    bus.publish(appended);
   };
   const waitFor = async (count: number, limitMs: number) => {
     const deadline = performance.now() + limitMs;

@@ -1,31 +1,33 @@
 /**
- * The composition root: config -> clock -> upstream (real API or embedded simulator) -> store -> pipeline ->
- * poller -> delivery -> HTTP. `main.ts` calls it and handles signals; tests call it in-process.
+ * The composition root, wiring only: config -> upstream (real API, replay or embedded simulator) and its clock
+ * -> backend (event log, bus, outbox, leadership, request window for STORE's driver) -> polling -> delivery ->
+ * HTTP.
+ * `main.ts` calls it and handles signals; tests call it in-process.
  */
 import type { FastifyInstance } from 'fastify';
-import { type Bus, createMemoryBus } from './bus/bus.js';
+import { type Backend, backends } from './backend/index.js';
 import type { Clock } from './clock.js';
-import { type ClusterNode, startClusterNode } from './cluster/cluster-node.js';
+import { freshnessOf } from './cluster/cluster-state.js';
+import { inOrder } from './cluster/leadership.js';
+import { nodeRaceView } from './cluster/shared-race-view.js';
 import { type Config, parseApiKeys } from './config.js';
 import { registerSseEndpoint, type SseEndpoint } from './delivery/sse/endpoint.js';
-import { registerWebhooks, type WebhookService } from './delivery/webhooks/index.js';
+import { registerWebhooks } from './delivery/webhooks/index.js';
 import { registerWebSocketGateway, type WebSocketGateway } from './delivery/ws/gateway.js';
 import { redactValue } from './delivery/ws/redact.js';
 import { startUpstream } from './embedded/upstream.js';
-import type { LogEntry } from './events/envelope.js';
 import { buildApp } from './http/app.js';
 import { registerBoard } from './http/board.js';
-import { registerHealthRoutes } from './http/health.js';
+import { budgetReadiness, registerHealthRoutes, upstreamReadiness } from './http/health.js';
+import { bindMetricSources } from './http/metric-sources.js';
 import { createMetrics, registerMetricsRoute } from './http/metrics.js';
-import { type OpsSummary, registerRaceRoutes } from './http/race-routes.js';
+import { opsSummary } from './http/ops-summary.js';
+import { registerRaceRoutes } from './http/race-routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { startRecording } from './replay/index.js';
 import type { Simulator } from './simulator/index.js';
-import { createEventLog, type Database, databasePath, type EventLog, openDatabase } from './store/index.js';
 import { createRacingClient, warnIfUnidentified } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
-import { pollPolicy } from './watch/poll-policy.js';
-import type { RaceView } from './watch/poller.js';
 import { createPollingRole } from './watch/polling-role.js';
 import { createRaceCatalog } from './watch/race-catalog.js';
 
@@ -35,8 +37,8 @@ export interface Racewire {
   url: string;
   simulator?: Simulator;
   clock: Clock;
-  /** STORE=redis: this node of the deployment. */
-  cluster?: ClusterNode;
+  /** The ports this node runs on (STORE's driver). */
+  backend: Backend;
   stop(): Promise<void>;
 }
 
@@ -49,9 +51,14 @@ export async function startRacewire(opts: {
 }): Promise<Racewire> {
   const { config } = opts;
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
-  const embedded = config.RACING_API_URL === undefined;
+  // The racing API, a replayed recording or the embedded simulator, and the race clock it runs on.
   const upstream = await startUpstream({ config, logger, clockFrom: opts.clockFrom });
   const { clock, simulator } = upstream;
+  if (upstream.kind !== 'racing API' && config.STORE === 'redis') {
+    logger.warn(
+      'STORE=redis with the embedded simulator: each node simulates its own day; point every node of a deployment at one upstream (RACING_API_URL)',
+    );
+  }
 
   let gateway: WebSocketGateway | undefined;
   let sse: SseEndpoint | undefined;
@@ -59,50 +66,21 @@ export async function startRacewire(opts: {
   const localSubscribers = () =>
     sse?.subscriberCounts(new Map(gateway?.subscriberCounts() ?? [])) ?? new Map<string, number>();
 
-  // The store: one node (memory bus, SQLite or memory log) or a node of a Redis deployment.
-  let cluster: ClusterNode | undefined;
-  let db: Database | undefined;
-  let log: EventLog;
-  let bus: Bus;
-  // The SQLite outbox writes its deliveries inside the append's transaction; it is created after the log,
-  // so the hook is bound late.
-  let enqueueDeliveries: (entries: LogEntry[]) => void = () => {};
-  if (config.STORE === 'redis') {
-    if (embedded) {
-      logger.warn(
-        'STORE=redis with the embedded simulator: each node simulates its own day; point every node of a deployment at one upstream (RACING_API_URL)',
-      );
-    }
-    cluster = await startClusterNode({
-      url: config.REDIS_URL!,
-      prefix: config.REDIS_PREFIX,
-      nodeId: config.NODE_ID,
-      clock,
-      logger: logger.child({ component: 'cluster' }),
-      leaseTtlMs: config.LEASE_TTL_MS,
-      window: config.EVENT_LOG_WINDOW,
-      maxPerMinute: config.RACING_API_MAX_RPM,
-      localSubscribers,
-      freshness: () => freshness(role.poller()),
-    });
-    log = cluster.log;
-    bus = cluster.bus;
-  } else {
-    bus = createMemoryBus((err) => logger.error({ err }, 'bus listener failed'));
-    db = config.STORE === 'sqlite' ? openDatabase(databasePath(config.DATA_DIR)) : undefined;
-    log = createEventLog(config.STORE, {
-      window: config.EVENT_LOG_WINDOW,
-      dataDir: config.DATA_DIR,
-      db,
-      onAppend: (entries) => enqueueDeliveries(entries),
-    });
-  }
-  const metrics = createMetrics(cluster?.nodeId);
+  const backend = await backends[config.STORE]({
+    config,
+    clock,
+    logger: logger.child({ component: 'backend' }),
+    localSubscribers,
+    freshness: () => freshnessOf(role.poller()),
+  });
+  const { log, bus } = backend;
+  const cluster = backend.distributed ? backend.status : undefined;
+  const metrics = createMetrics(backend.distributed ? backend.nodeId : undefined);
 
   const limiter = createRateLimiter({
     maxPerMinute: config.RACING_API_MAX_RPM,
     clock,
-    sharedWindow: cluster?.rateWindow,
+    sharedWindow: backend.requestWindow,
     logger: logger.child({ component: 'limiter' }),
   });
   const upstreamHeaders = {
@@ -114,7 +92,8 @@ export async function startRacewire(opts: {
         ? { header: config.RACING_API_KEY_HEADER, value: config.RACING_API_KEY }
         : undefined,
   };
-  if (!embedded) warnIfUnidentified(logger.child({ component: 'upstream' }), upstreamHeaders);
+  if (upstream.kind === 'racing API')
+    warnIfUnidentified(logger.child({ component: 'upstream' }), upstreamHeaders);
   const recording = config.RECORD_DIR
     ? startRecording({
         dir: config.RECORD_DIR,
@@ -141,31 +120,13 @@ export async function startRacewire(opts: {
     bus,
     clock,
     logger,
-    subscribers: () => cluster?.subscribers() ?? localSubscribers(),
+    subscribers: backend.subscribers,
     discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
     },
   });
-  // What this node shows of the day: its own poller once it has discovered, else the leader's, shared.
-  const noRaces: RaceView = {
-    races: () => new Map(),
-    staleness: () => undefined,
-    lastDiscoveryAt: () => undefined,
-  };
-  const view = (): RaceView => {
-    const poller = role.poller();
-    if (poller && (poller.lastDiscoveryAt() !== undefined || !cluster)) return poller;
-    return cluster?.view ?? noRaces;
-  };
-  bus.subscribe((entries) => {
-    for (const entry of entries) {
-      if (entry.kind === 'event') metrics.events.inc({ type: entry.event.type });
-      else if (entry.kind === 'patch')
-        metrics.patchBytes.observe({ kind: 'patch' }, JSON.stringify(entry.ops).length);
-      else metrics.patchBytes.observe({ kind: 'snapshot' }, JSON.stringify(entry.document).length);
-    }
-  });
+  const view = nodeRaceView(role.poller, backend.sharedView);
 
   const app = await buildApp({ logger });
   const catalog = createRaceCatalog(view);
@@ -186,14 +147,10 @@ export async function startRacewire(opts: {
     logger: logger.child({ component: 'sse' }),
     auth,
   });
-  // With the memory store, webhook endpoints and deliveries live in an in-memory SQLite database: the same
-  // code, as durable as the memory event log (not at all). With Redis, only the leader dispatches.
-  const webhookDb = cluster ? undefined : (db ?? openDatabase(':memory:'));
-  const webhooks: WebhookService = await registerWebhooks(app, {
-    store: cluster
-      ? { kind: 'redis', redis: cluster.redis, prefix: config.REDIS_PREFIX }
-      : { kind: 'sqlite', db: webhookDb! },
-    dispatch: !cluster,
+  // Dispatching follows leadership, like polling: only the leader claims deliveries.
+  const webhooks = await registerWebhooks(app, {
+    store: backend.webhookStore,
+    dispatch: false,
     bus,
     clock,
     logger: logger.child({ component: 'webhooks' }),
@@ -203,81 +160,33 @@ export async function startRacewire(opts: {
       metrics.webhookLatency.observe(latencyMs / 1000);
     },
   });
-  enqueueDeliveries = (entries) => webhooks.enqueueForEntries(entries);
 
-  const ops = async (): Promise<OpsSummary> => {
-    const budget = limiter.stats();
-    const races = view().races();
-    // Settled means the scheduler will not fetch it again: the scheduler's own rule, not a second one.
-    let settled = 0;
-    for (const race of races.values()) if (!pollPolicy(race, clock.now(), 0)) settled++;
-    const ws = gateway?.stats();
-    const hooks = await webhooks.stats();
-    return {
-      time: clock.now(),
-      clockSpeed: clock.speed ?? 1,
-      budget: {
-        maxPerMinute: config.RACING_API_MAX_RPM,
-        used: budget.used,
-        left: budget.left,
-        queued: budget.queued,
-      },
-      races: { watched: races.size - settled, settled },
-      ws: {
-        connections: ws?.connections ?? 0,
-        subscribers: [...(gateway?.subscriberCounts().values() ?? [])].reduce((a, b) => a + b, 0),
-        slowDisconnects: ws?.slowDisconnects ?? 0,
-      },
-      webhooks: { pending: hooks.pending, failing: hooks.failing },
-      ...(cluster
-        ? { cluster: { node: cluster.nodeId, leader: cluster.isLeader(), redisUp: cluster.redisUp() } }
-        : {}),
-    };
-  };
-  metrics.sources.budget = () => limiter.stats();
-  metrics.sources.staleness = function* () {
-    const current = view();
-    for (const race of current.races().values()) {
-      const ms = current.staleness(race.raceId);
-      if (ms !== undefined && race.finishedAt === undefined) yield { raceId: race.raceId, ms };
-    }
-  };
-  metrics.sources.webSocketConnections = () => gateway?.stats().connections ?? 0;
-  metrics.sources.outboxDepth = async () => (await webhooks.stats()).pending;
-  if (cluster) {
-    const node = cluster;
-    metrics.sources.cluster = () => ({ leader: node.isLeader(), redisUp: node.redisUp() });
-  }
-
+  bindMetricSources(metrics, {
+    bus,
+    budget: () => limiter.stats(),
+    view,
+    webSocketConnections: () => gateway?.stats().connections ?? 0,
+    outboxDepth: async () => (await webhooks.stats()).pending,
+    cluster,
+  });
   registerHealthRoutes(app, () => [
-    {
-      name: 'upstream',
-      check: () => {
-        const at = view().lastDiscoveryAt();
-        const fresh = at !== undefined && clock.now() - at < config.DISCOVERY_INTERVAL_MS * 5 + 30_000;
-        return {
-          ok: fresh,
-          detail: { lastDiscoveryAt: at === undefined ? null : new Date(at).toISOString() },
-        };
-      },
-    },
-    {
-      name: 'store',
-      check: async () => {
-        await log.head('readiness-probe');
-        return { ok: true };
-      },
-    },
-    {
-      name: 'budget',
-      check: () => {
-        const stats = limiter.stats();
-        return { ok: stats.queued < config.RACING_API_MAX_RPM, detail: stats };
-      },
-    },
-    ...(cluster?.readiness() ?? []),
+    upstreamReadiness(view, clock, config.DISCOVERY_INTERVAL_MS),
+    budgetReadiness(limiter),
+    ...backend.readiness(),
   ]);
   registerMetricsRoute(app, metrics);
+  const ops = opsSummary({
+    clock,
+    limiter,
+    view,
+    ws: () => ({
+      connections: gateway?.stats().connections ?? 0,
+      subscribers: gateway?.subscriberCounts() ?? new Map(),
+      slowDisconnects: gateway?.stats().slowDisconnects ?? 0,
+    }),
+    webhooks,
+    cluster,
+  });
   registerRaceRoutes(app, { races: view, log, redact: redactValue, ops });
   await registerBoard(app);
 
@@ -285,29 +194,18 @@ export async function startRacewire(opts: {
   if (opts.listen !== false) {
     url = await app.listen({ port: config.PORT, host: config.HOST });
   }
-  if (cluster) {
-    const node = cluster;
-    await node.view.refresh().catch((err) => logger.warn({ err }, 'no shared race view yet'));
-    // Only the lease holder polls and dispatches webhooks; a takeover recovers the dead leader's in-flight ones.
-    node.lead({
-      start: async () => {
-        await role.start();
-        await webhooks.setDispatching(true);
-      },
-      stop: async () => {
-        await role.stop();
-        await webhooks.setDispatching(false);
-      },
-    });
-  } else {
-    await role.start();
-  }
+  // Only the leader polls and dispatches; on a loss, dispatching stops first (no claim after the lease).
+  const dispatching = {
+    start: () => webhooks.setDispatching(true),
+    stop: () => webhooks.setDispatching(false),
+  };
+  backend.leadership.lead(inOrder(role, dispatching));
   logger.info(
     {
       url,
       upstream: upstream.kind,
       store: config.STORE,
-      ...(cluster ? { node: cluster.nodeId } : {}),
+      ...(backend.distributed ? { node: backend.nodeId } : {}),
     },
     'racewire started',
   );
@@ -317,32 +215,19 @@ export async function startRacewire(opts: {
     url,
     simulator,
     clock,
-    cluster,
+    backend,
     async stop() {
-      // Polling stops while the lease is still held (appends in flight finish), then the lease is released so
-      // another node takes over at once.
-      await role.stop();
+      // Stops polling and dispatching while leadership is still held, then gives it up.
+      await backend.leadership.close();
       await gateway?.close();
       await sse?.close();
       await webhooks.close();
       await app.close();
-      if (cluster) await cluster.close();
-      else await log.close();
-      webhookDb?.close();
+      await backend.close();
       await recording?.close();
       await upstream.close();
     },
   };
-}
-
-/** What the leader tells followers of its polling (src/cluster/cluster-state.ts). */
-function freshness(poller: RaceView | undefined) {
-  const lastGoodAt: Record<string, number> = {};
-  for (const race of poller?.races().values() ?? []) {
-    if (race.lastGoodAt !== undefined && race.finishedAt === undefined)
-      lastGoodAt[race.raceId] = race.lastGoodAt;
-  }
-  return { discoveredAt: poller?.lastDiscoveryAt() ?? null, lastGoodAt };
 }
 
 export { demoDay } from './embedded/upstream.js';

@@ -3,11 +3,12 @@
  * A scratching made in the simulator reaches a subscriber as a typed event, and the subscriber's copy,
  * built from the snapshot and every patch, ends equal to the server's document.
  */
+
+import type { ServerMessage } from '@racewire/client/protocol';
 import jsonpatch from 'fast-json-patch';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
-import type { ServerMessage } from '../src/delivery/ws/messages.js';
 import { demoDay, type Racewire, startRacewire, upstreamLabels } from '../src/runtime.js';
 
 let racewire: Racewire;

@@ -1,5 +1,5 @@
 /** The ticker's command line, parsed into a value or an ArgsError (exit 2 with usage). Pure. */
-import { EVENT_TYPES } from '../../src/events/types.js';
+import { EVENT_TYPES } from '@racewire/client';
 
 export const USAGE = `usage: npm run tail -- [--race ID | --meeting ID | --all] [--events TYPES] [--url URL] [--token KEY]
 

@@ -1,5 +1,5 @@
+import type { RaceEvent } from '@racewire/client';
 import { describe, expect, it } from 'vitest';
-import type { RaceEvent } from '../../src/events/envelope.js';
 import { formatLine, useColour } from './format.js';
 
 const race = { meetingName: 'Awapuni', raceNumber: 3, raceId: 'r3', meetingId: 'm1' };

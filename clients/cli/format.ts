@@ -1,5 +1,5 @@
 /** One line per event for the terminal, coloured by what kind of news it is. Pure. */
-import type { RaceEvent } from '../../src/events/envelope.js';
+import type { RaceEvent } from '@racewire/client';
 import { describeEvent, type Tone } from '../web/describe-event.js';
 
 const ANSI = {

@@ -3,8 +3,9 @@
  * [--token KEY]`. Prints one line per event as it happens; Ctrl-C closes the socket and exits 0. Bad
  * arguments exit 2 with the usage; a server that refuses us for good (bad key, unknown channel) exits 1.
  */
+
+import { RacewireClient, type WebSocketFactory } from '@racewire/client';
 import WebSocket from 'ws';
-import { RacewireClient, type WebSocketFactory } from '../js/src/index.js';
 import { ArgsError, parseArgs, USAGE } from './args.js';
 import { formatLine, useColour } from './format.js';
 

@@ -1,5 +1,5 @@
+import type { RaceEvent } from '@racewire/client';
 import { describe, expect, it } from 'vitest';
-import type { RaceEvent } from '../../src/events/envelope.js';
 import { describeEvent } from './describe-event.js';
 
 const race = { meetingName: 'Awapuni', raceNumber: 3 };

@@ -2,7 +2,7 @@
  * One short line per event, shared by the board's feed and the terminal ticker. Pure and defensive: an
  * event is data from the network, so a missing member gives a shorter line, never an exception.
  */
-import type { RaceEvent } from '../../src/events/envelope.js';
+import type { RaceEvent } from '@racewire/client';
 
 /** How an event should stand out: colour in the ticker, accent in the feed. */
 export type Tone = 'up' | 'down' | 'alert' | 'result' | 'info';

@@ -1,5 +1,5 @@
 /** The running feed of events from the firehose: newest first, capped, duplicates (by id) dropped. */
-import type { RaceEvent } from '../../src/events/envelope.js';
+import type { RaceEvent } from '@racewire/client';
 import { describeEvent } from './describe-event.js';
 import { h } from './dom.js';
 

@@ -2,7 +2,7 @@
  * The live board: wires the REST views (meetings, ops) and one SDK connection (the selected race's live
  * document, the firehose for the feed) to the panels. Selection lives in the URL hash so a reload keeps it.
  */
-import { RacewireClient } from '../js/src/index.js';
+import { RacewireClient } from '@racewire/client';
 import { fetchMeetings, fetchOps, type MeetingSummary, type Ops } from './api.js';
 import { byTestId, fill, h } from './dom.js';
 import { FeedView } from './feed-view.js';

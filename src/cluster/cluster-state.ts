@@ -11,6 +11,7 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { redisCall } from '../store/redis/errors.js';
+import type { RaceView } from '../watch/poller.js';
 
 export interface Freshness {
   leader: string;
@@ -88,6 +89,16 @@ export function createClusterState(opts: ClusterStateOptions): ClusterState {
       fresh = parseFreshness(freshJson);
     },
   };
+}
+
+/** What the leader tells followers of its polling: when discovery ran, and each live race's last good fetch. */
+export function freshnessOf(poller: RaceView | undefined): Omit<Freshness, 'leader'> {
+  const lastGoodAt: Record<string, number> = {};
+  for (const race of poller?.races().values() ?? []) {
+    if (race.lastGoodAt !== undefined && race.finishedAt === undefined)
+      lastGoodAt[race.raceId] = race.lastGoodAt;
+  }
+  return { discoveredAt: poller?.lastDiscoveryAt() ?? null, lastGoodAt };
 }
 
 /** Another node wrote these: check their shape rather than trust it. */

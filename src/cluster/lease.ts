@@ -1,21 +1,30 @@
 /**
- * A leader lease in Redis: one holder at a time (SET NX PX, renewed and released only by a compare in Lua),
- * and a fencing token from INCR on every acquisition, strictly increasing, that the event log checks inside
- * its append script so that a paused ex-leader cannot write after another node took over.
+ * The poller lease in Redis: one holder at a time, and a fencing token from INCR on every acquisition that
+ * the event log and the webhook outbox check inside their scripts, so that a paused ex-leader cannot write
+ * after another node took over. The token counter is also the fence mark (one key, `tokenKey`): a write
+ * carrying a token above it raises it, so the next acquisition's token is above every token a write ever
+ * carried, even after a Redis restart without persistence lost the counter.
  *
- * Redis expires the key on its own clock; locally a holder trusts its lease only until `ttl` after it sent
- * the acquire or renew (measured on the injected clock), so it gives up a little before Redis does.
+ * Expiry is on the injected clock (the holder's `until` is stored with it, as the request window stores
+ * its starts), so tests drive hand-overs with a manual clock; nodes' clocks must agree (NTP), and fencing
+ * keeps writes safe when they do not. Locally a holder trusts its lease only until `ttl` after it sent the
+ * acquire or renew, which is never later than the `until` it stored.
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { redisCall } from '../store/redis/errors.js';
 import { defineScript } from '../store/redis/script.js';
+import { type Lease, runLease } from './lease-loop.js';
+
+export type { Lease } from './lease-loop.js';
 
 export interface LeaseOptions {
   /** The caller's client. */
   redis: Redis;
-  /** The lease key; the token counter lives at `<key>:token`. */
+  /** The lease key. */
   key: string;
+  /** The token counter and fence mark, shared with the log and the outbox. @default `<key>:token` */
+  tokenKey?: string;
   /** Unique per process (for example hostname:pid:random). */
   nodeId: string;
   ttlMs: number;
@@ -24,130 +33,76 @@ export interface LeaseOptions {
   onError?: (err: unknown) => void;
 }
 
-export interface Lease {
-  /** Where the fencing counter lives: pass it to the event log as `fenceKey`. */
+export interface RedisLease extends Lease {
+  /** Where the counter and fence mark live: pass it to the event log as `fenceKey`. */
   readonly tokenKey: string;
-  /** Takes the lease when free (or renews it when already ours). True when this node holds it now. */
-  acquire(): Promise<boolean>;
-  /** Extends the lease when still ours. False (and no longer leader) when it was lost. */
-  renew(): Promise<boolean>;
-  /** Gives the lease up when still ours, so another node can take it at once. */
-  release(): Promise<void>;
-  isLeader(): boolean;
-  /** The fencing token of the current holding, or undefined when not leader. */
-  token(): number | undefined;
-  /**
-   * Acquires when free and renews every ttl/3 until stopped. Calls `onAcquired(token)` on each acquisition
-   * and `onLost()` when a holding ends other than by stop. Returns a stop function that releases the lease.
-   */
-  run(onAcquired: (token: number) => void, onLost: () => void): () => Promise<void>;
 }
 
-// Value `<nodeId>|<token>`: the token is issued in the same script as the SET, so no two holders share one.
+// Value `<nodeId>|<token>|<until>`. KEYS: 1 lease, 2 counter. ARGV: 1 nodeId, 2 now, 3 ttl.
+// Answers the token when this node holds the lease now, false when another does.
 const acquireScript = defineScript(`
+local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
 local current = redis.call('GET', KEYS[1])
 if current then
-  local sep = string.find(current, '|', 1, true)
-  if sep and string.sub(current, 1, sep - 1) == ARGV[1] then
-    redis.call('PEXPIRE', KEYS[1], ARGV[2])
-    return tonumber(string.sub(current, sep + 1))
+  local a = string.find(current, '|', 1, true)
+  local b = string.find(current, '|', a + 1, true)
+  local holder, token, untilMs = string.sub(current, 1, a - 1), string.sub(current, a + 1, b - 1),
+    tonumber(string.sub(current, b + 1))
+  if holder == ARGV[1] then
+    redis.call('SET', KEYS[1], holder .. '|' .. token .. '|' .. string.format('%d', now + ttl))
+    return tonumber(token)
   end
-  return false
+  if untilMs > now then return false end
 end
 local token = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token, 'PX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token .. '|' .. string.format('%d', now + ttl))
 return token
 `);
 
+// KEYS: 1 lease. ARGV: 1 `<nodeId>|<token>|`, 2 now + ttl. Extends the holding when it is still ours.
 const renewScript = defineScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, #ARGV[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1] .. ARGV[2])
+  return 1
+end
 return 0
 `);
 
 const releaseScript = defineScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, #ARGV[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `);
 
-export function createLease(opts: LeaseOptions): Lease {
+export function createLease(opts: LeaseOptions): RedisLease {
   const { redis, key, nodeId, ttlMs, clock } = opts;
   if (nodeId.includes('|')) throw new RangeError(`nodeId must not contain "|": ${nodeId}`);
   if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`ttlMs must be a positive integer`);
-  const tokenKey = `${key}:token`;
-  let held: { token: number; validUntil: number } | undefined;
-
-  const isLeader = () => held !== undefined && clock.now() < held.validUntil;
-  const value = () => (held ? `${nodeId}|${held.token}` : '');
-
-  const acquire = async () => {
-    const sentAt = clock.now();
-    const token = await redisCall('lease acquire', () =>
-      acquireScript.run(redis, [key, tokenKey], [nodeId, ttlMs]),
-    );
-    if (typeof token !== 'number') {
-      held = undefined;
-      return false;
-    }
-    held = { token, validUntil: sentAt + ttlMs };
-    return true;
-  };
-
-  const renew = async () => {
-    if (!held) return false;
-    const sentAt = clock.now();
-    const mine = held;
-    const ok = await redisCall('lease renew', () => renewScript.run(redis, [key], [value(), ttlMs]));
-    if (held !== mine) return isLeader();
-    if (ok === 1) {
-      held = { token: mine.token, validUntil: sentAt + ttlMs };
-      return true;
-    }
-    held = undefined;
-    return false;
-  };
-
-  const release = async () => {
-    if (!held) return;
-    const v = value();
-    held = undefined;
-    await redisCall('lease release', () => releaseScript.run(redis, [key], [v]));
-  };
+  const tokenKey = opts.tokenKey ?? `${key}:token`;
+  const now = () => Math.floor(clock.now());
 
   return {
     tokenKey,
-    acquire,
-    renew,
-    release,
-    isLeader,
-    token: () => (isLeader() ? held?.token : undefined),
-    run(onAcquired, onLost) {
-      const stop = new AbortController();
-      const interval = Math.max(1, Math.floor(ttlMs / 3));
-      const loop = (async () => {
-        let leading = false;
-        while (!stop.signal.aborted) {
-          try {
-            const ok: boolean = leading ? await renew() : await acquire();
-            if (ok && !leading && held) onAcquired(held.token);
-            if (!ok && leading) onLost();
-            leading = ok;
-          } catch (err) {
-            opts.onError?.(err);
-            // Unreachable Redis: keep leading only while the local validity lasts.
-            if (leading && !isLeader()) {
-              leading = false;
-              held = undefined;
-              onLost();
-            }
-          }
-          await clock.sleep(interval, stop.signal).catch(() => {});
-        }
-      })();
-      return async () => {
-        stop.abort();
-        await loop;
-        await release().catch((err) => opts.onError?.(err));
-      };
-    },
+    ...runLease({
+      ttlMs,
+      clock,
+      onError: opts.onError,
+      acquire: async (at) => {
+        const token = await redisCall('lease acquire', () =>
+          acquireScript.run(redis, [key, tokenKey], [nodeId, at, ttlMs]),
+        );
+        return typeof token === 'number' ? token : undefined;
+      },
+      renew: async (token, at) =>
+        (await redisCall('lease renew', () =>
+          renewScript.run(redis, [key], [`${nodeId}|${token}|`, String(at + ttlMs)]),
+        )) === 1,
+      release: async (token) =>
+        void (await redisCall('lease release', () =>
+          releaseScript.run(redis, [key], [`${nodeId}|${token}|`]),
+        )),
+      now,
+    }),
   };
 }

@@ -59,3 +59,21 @@ export function createSharedRaceView(deps: {
     close: unsubscribe,
   };
 }
+
+const noRaces: RaceView = {
+  races: () => new Map(),
+  staleness: () => undefined,
+  lastDiscoveryAt: () => undefined,
+};
+
+/**
+ * What a node shows of the day: its own poller once it has discovered (or always, on a single node, which
+ * has nothing else), else the leader's as shared through the log.
+ */
+export function nodeRaceView(own: () => RaceView | undefined, shared?: RaceView): () => RaceView {
+  return () => {
+    const poller = own();
+    if (poller && (poller.lastDiscoveryAt() !== undefined || !shared)) return poller;
+    return shared ?? noRaces;
+  };
+}

@@ -1,32 +1,12 @@
 /**
- * The one event contract (DESIGN principle 2): what the event log stores and what WebSocket subscribers and
- * webhook consumers receive. Event payload types live in `types.ts`; this file holds the envelope and the
- * log entries around them.
+ * The event log's entries around the one event contract (DESIGN principle 2). The public envelope
+ * (`RaceEvent`, `StreamId`) and the event payloads belong to the SDK (`@racewire/client/protocol`), which
+ * clients consume; they are re-exported here for the server's modules.
  */
+import type { RaceEvent, StreamId } from '@racewire/client/protocol';
 import type { Operation } from 'fast-json-patch';
 
-/**
- * A stream is the unit of ordering: one per race (its race id) and one per meeting (`meeting:<meeting id>`)
- * for meeting-level events such as races added or removed.
- */
-export type StreamId = string;
-
-export const meetingStreamId = (meetingId: string): StreamId => `meeting:${meetingId}`;
-
-/** A typed event as delivered to every consumer. `id` is stable across restarts and nodes. */
-export interface RaceEvent<T extends string = string, D = unknown> {
-  /** `<stream>:<seq>`: unique, stable, the dedupe key for consumers (and the webhook-id). */
-  id: string;
-  type: T;
-  /** ISO 8601 time at which racewire detected the change. */
-  timestamp: string;
-  stream: StreamId;
-  seq: number;
-  meetingId: string;
-  /** Absent for meeting-level events. */
-  raceId?: string;
-  data: D;
-}
+export { meetingStreamId, type RaceEvent, type StreamId } from '@racewire/client/protocol';
 
 interface EntryBase {
   stream: StreamId;

@@ -3,6 +3,9 @@
  * reachable, store writable, not over budget, ...) and answers 503 naming the ones that fail.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { RateLimiter } from '../upstream/rate-limiter.js';
+import type { RaceView } from '../watch/poller.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -65,4 +68,31 @@ export function registerHealthRoutes(app: FastifyInstance, checks: () => Readine
       return reply.code(ok ? 200 : 503).send({ ok, checks: results });
     },
   );
+}
+
+/** Upstream reachable: a discovery succeeded recently (on a follower, the leader's, as it shared it). */
+export function upstreamReadiness(
+  view: () => Pick<RaceView, 'lastDiscoveryAt'>,
+  clock: Clock,
+  discoveryIntervalMs: number,
+): ReadinessCheck {
+  return {
+    name: 'upstream',
+    check: () => {
+      const at = view().lastDiscoveryAt();
+      const fresh = at !== undefined && clock.now() - at < discoveryIntervalMs * 5 + 30_000;
+      return { ok: fresh, detail: { lastDiscoveryAt: at === undefined ? null : new Date(at).toISOString() } };
+    },
+  };
+}
+
+/** Within budget: the limiter's queue is not longer than a minute's budget. */
+export function budgetReadiness(limiter: Pick<RateLimiter, 'stats'>): ReadinessCheck {
+  return {
+    name: 'budget',
+    check: () => {
+      const stats = limiter.stats();
+      return { ok: stats.queued < stats.maxPerMinute, detail: stats };
+    },
+  };
 }

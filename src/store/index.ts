@@ -3,7 +3,6 @@
  * the store module's public exports.
  */
 import { join } from 'node:path';
-import type { LogEntry } from '../events/envelope.js';
 import { createMemoryEventLog } from './memory-event-log.js';
 import type { EventLog } from './ports.js';
 import { type Database, openDatabase } from './sqlite/database.js';
@@ -11,7 +10,14 @@ import { createSqliteEventLog } from './sqlite/sqlite-event-log.js';
 
 export { EventLogError, type EventLogErrorCode } from './errors.js';
 export { createMemoryEventLog, type MemoryEventLogOptions } from './memory-event-log.js';
-export type { EventLog, ReadResult, StreamHead } from './ports.js';
+export {
+  type EventFeed,
+  type EventLog,
+  FEED_START,
+  type FeedItem,
+  type ReadResult,
+  type StreamHead,
+} from './ports.js';
 export { type Database, type OpenDatabaseOptions, openDatabase } from './sqlite/database.js';
 export { type Migration, migrate } from './sqlite/migrate.js';
 export { createSqliteEventLog, type SqliteEventLogOptions } from './sqlite/sqlite-event-log.js';
@@ -28,20 +34,17 @@ export interface EventLogFactoryOptions {
    * closes it. When absent, the log opens `<dataDir>/racewire.db` itself and closes it on close().
    */
   db?: Database;
-  /** Runs inside each append (SQLite: in its transaction). See SqliteEventLogOptions.onAppend. */
-  onAppend?: (entries: LogEntry[]) => void;
 }
 
 /** The SQLite file inside DATA_DIR. */
 export const databasePath = (dataDir: string): string => join(dataDir, 'racewire.db');
 
 export const eventLogFactories: Record<StoreDriver, (opts: EventLogFactoryOptions) => EventLog> = {
-  memory: ({ window, onAppend }) => createMemoryEventLog({ window, onAppend }),
-  sqlite: ({ window, dataDir, db, onAppend }) =>
+  memory: ({ window }) => createMemoryEventLog({ window }),
+  sqlite: ({ window, dataDir, db }) =>
     createSqliteEventLog({
       db: db ?? openDatabase(databasePath(dataDir)),
       window,
-      onAppend,
       closeDatabase: db === undefined,
     }),
 };

@@ -4,18 +4,16 @@
  * semantics (no shared objects, `undefined` fields dropped) whichever adapter they run on.
  */
 import { randomUUID } from 'node:crypto';
-import type { LogEntry, StreamId } from '../events/envelope.js';
+import type { EventEntry, LogEntry, StreamId } from '../events/envelope.js';
 import { EventLogError } from './errors.js';
 import { assertCount, checkRead, stampChange } from './log-rules.js';
-import type { EventLog, ReadResult, StreamHead } from './ports.js';
+import type { EventFeed, EventLog, ReadResult, StreamHead } from './ports.js';
 
 export interface MemoryEventLogOptions {
   /** Entries kept per stream; older ones are trimmed on append. Unlimited when absent. */
   window?: number;
   /** Makes the log's epoch, once per log instance. @default crypto.randomUUID */
   newEpoch?: () => string;
-  /** Runs before an append takes effect; if it throws, the append does not happen and rejects. */
-  onAppend?: (entries: LogEntry[]) => void;
 }
 
 interface StreamState {
@@ -32,6 +30,9 @@ export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog
   // One epoch for the whole log: a stream keeps the epoch its head reported before it was first written.
   const epoch = (opts.newEpoch ?? randomUUID)();
   const streams = new Map<StreamId, StreamState>();
+  /** The feed: event entries as JSON, positions 1, 2, 3, ... */
+  const feedItems: Array<{ position: number; json: string }> = [];
+  let feedPosition = 0;
   let closed = false;
 
   const open = () => {
@@ -53,6 +54,22 @@ export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog
     if (state.entries.length > keep) state.entries.splice(0, state.entries.length - keep);
   };
 
+  const feed: EventFeed = {
+    async read(after, limit) {
+      open();
+      const from = after === '' ? 0 : Number(after);
+      return feedItems
+        .filter((item) => item.position > from)
+        .slice(0, limit)
+        .map((item) => ({ position: String(item.position), entry: JSON.parse(item.json) as EventEntry }));
+    },
+    async trim(through) {
+      open();
+      const kept = feedItems.findIndex((item) => item.position > Number(through));
+      feedItems.splice(0, kept === -1 ? feedItems.length : kept);
+    },
+  };
+
   return {
     // Synchronous bodies: an append cannot interleave with another, so seqs never collide.
     async append(stream, change) {
@@ -63,14 +80,6 @@ export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog
       const rows = stamped.entries.map((e) => ({ seq: e.seq, json: JSON.stringify(e) }));
       const stored = rows.map((r) => JSON.parse(r.json) as LogEntry);
       const document = stamped.documentSeq === undefined ? undefined : JSON.stringify(change.document);
-      const pending: unknown = opts.onAppend?.(stored);
-      if (pending instanceof Promise) {
-        pending.catch(() => {});
-        throw new EventLogError(
-          'invalid_argument',
-          'onAppend must be synchronous: the append waits for nothing',
-        );
-      }
 
       const next: StreamState = state ?? { epoch, seq: 0, documentSeq: 0, document: undefined, entries: [] };
       next.entries.push(...rows);
@@ -81,6 +90,9 @@ export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog
       }
       if (opts.window !== undefined) trimStream(next, opts.window);
       streams.set(stream, next);
+      stored.forEach((entry, i) => {
+        if (entry.kind === 'event') feedItems.push({ position: ++feedPosition, json: rows[i]!.json });
+      });
       return stored;
     },
 
@@ -113,6 +125,8 @@ export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog
       assertCount('keep', keep);
       for (const state of streams.values()) trimStream(state, keep);
     },
+
+    feed,
 
     async close() {
       closed = true;

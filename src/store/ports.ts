@@ -1,8 +1,8 @@
 /**
- * Storage ports. Adapters: memory (tests), SQLite (default, in DATA_DIR), Redis (later). One contract suite
- * (`test/store/event-log.contract.ts`) runs against every adapter.
+ * Storage ports. Adapters: memory (tests), SQLite (default, in DATA_DIR), Redis (several nodes). One contract
+ * suite (`test/store/event-log.contract.ts`) runs against every adapter.
  */
-import type { LogEntry, NewEntry, StreamId } from '../events/envelope.js';
+import type { EventEntry, LogEntry, NewEntry, StreamId } from '../events/envelope.js';
 
 /** The head of a stream: where it is and the document clients rebuild. */
 export interface StreamHead {
@@ -24,6 +24,27 @@ export type ReadResult =
   | { ok: true; entries: LogEntry[] }
   /** The requested position is older than the retained window, or from another epoch. */
   | { ok: false; reason: 'too_old' | 'epoch_mismatch'; head: StreamHead };
+
+/** One appended event as the log's feed holds it: `position` orders the feed (opaque, increasing). */
+export interface FeedItem {
+  position: string;
+  entry: EventEntry;
+}
+
+/**
+ * Every event the log appends, in append order, written in the append's own transaction (SQLite) or script
+ * (Redis), so an event is in the feed if and only if it is in the log. Its one reader is the webhook
+ * outbox, which keeps its own cursor and trims what it has consumed; nothing else removes items.
+ */
+export interface EventFeed {
+  /** Items after `after` (`FEED_START` for the beginning), oldest first, at most `limit`. */
+  read(after: string, limit: number): Promise<FeedItem[]>;
+  /** Forgets the items at or before `through`. */
+  trim(through: string): Promise<void>;
+}
+
+/** The position before every feed item, on every adapter. */
+export const FEED_START = '';
 
 export interface EventLog {
   /**
@@ -58,6 +79,9 @@ export interface EventLog {
 
   /** Trims each stream to its newest `keep` entries (the replay window). The head is never trimmed. */
   trim(keep: number): Promise<void>;
+
+  /** The events appended, for the webhook outbox. */
+  readonly feed: EventFeed;
 
   close(): Promise<void>;
 }

@@ -10,9 +10,8 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { redisCall } from '../store/redis/errors.js';
 import { defineScript } from '../store/redis/script.js';
-import type { Admission, SharedWindow } from './rate-limiter.js';
-
-export const RATE_WINDOW_MS = 60_000;
+import type { Admission } from './rate-limiter.js';
+import { RATE_WINDOW_MS, type RateWindow, waitForSlot } from './rate-window.js';
 
 export interface RedisRateWindowOptions {
   redis: Redis;
@@ -29,19 +28,7 @@ export interface RedisRateWindowOptions {
   marginMs?: number;
 }
 
-export interface RateWindowStats {
-  /** Starts within the last 60 s, across all nodes. */
-  used: number;
-  limit: number;
-  /** 0 when a request may start now; otherwise how long until a slot frees. */
-  nextFreeInMs: number;
-}
-
-export interface RedisRateWindow extends SharedWindow {
-  /** Waits (on the clock) until a request is admitted. Rejects with the signal's reason when aborted. */
-  acquire(signal?: AbortSignal): Promise<void>;
-  stats(): Promise<RateWindowStats>;
-}
+export type RedisRateWindow = RateWindow;
 
 // KEYS: 1 the set. ARGV: 1 now, 2 window ms, 3 max, 4 member. Returns {1} or {0, retryInMs}.
 const admitScript = defineScript(`
@@ -75,14 +62,7 @@ export function createRedisRateWindow(opts: RedisRateWindowOptions): RedisRateWi
 
   return {
     tryAcquire,
-    async acquire(signal) {
-      for (;;) {
-        signal?.throwIfAborted();
-        const admission = await tryAcquire();
-        if (admission.admitted) return;
-        await clock.sleep(admission.retryInMs, signal);
-      }
-    },
+    acquire: (signal) => waitForSlot(tryAcquire, clock, signal),
     async stats() {
       const now = Math.floor(clock.now());
       const [used, oldest] = await redisCall('rate window stats', () =>

@@ -2,7 +2,7 @@
  * What every detector shares: options, and the race and runner context copied into event payloads. Only
  * public fields are read here, so no partner-only field can reach an event.
  */
-import type { RaceContext, RunnerRef } from '../events/types.js';
+import type { RaceContext, RunnerRef } from '@racewire/client/protocol';
 import type { DocRunner, RaceDocument } from './normalise.js';
 
 export interface DetectOptions {

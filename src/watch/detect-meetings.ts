@@ -3,7 +3,7 @@
  * removed from a meeting, and meetings that appear. Pure. A meeting that vanishes from a list, or a race
  * list that comes back empty, is treated as a partial answer rather than removals.
  */
-import type { DetectedMeetingEvent, MeetingRaceRef, MeetingRef } from '../events/types.js';
+import type { DetectedMeetingEvent, MeetingRaceRef, MeetingRef } from '@racewire/client/protocol';
 import type { Meeting, RaceSummary } from '../upstream/schemas.js';
 
 const meetingRef = (m: Meeting): MeetingRef => ({

@@ -9,7 +9,7 @@ import type {
   OddsMarket,
   RaceContext,
   RunnerRef,
-} from '../events/types.js';
+} from '@racewire/client/protocol';
 import {
   byRunnerNumber,
   DEFAULT_SIGNIFICANT_MOVE_PCT,

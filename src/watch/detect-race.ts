@@ -2,7 +2,7 @@
  * Race-level changes: status, abandonment, the jump, start time, track condition, protests.
  * A member that disappears is treated as missing data, never as a change to "nothing".
  */
-import type { DetectedRaceEvent, RaceContext } from '../events/types.js';
+import type { DetectedRaceEvent, RaceContext } from '@racewire/client/protocol';
 import { finite, isoFromSeconds, str } from './detect-context.js';
 import type { RaceDocument } from './normalise.js';
 

@@ -3,7 +3,13 @@
  * with the same placings, and amendments (a protest upheld) with what moved. Dividends: new or changed rows,
  * Interim and Final rows in separate events (upstream keeps both, with different ids).
  */
-import type { DetectedRaceEvent, DividendRow, Placing, PlacingChange, RaceContext } from '../events/types.js';
+import type {
+  DetectedRaceEvent,
+  DividendRow,
+  Placing,
+  PlacingChange,
+  RaceContext,
+} from '@racewire/client/protocol';
 import { finite, isRecord, type Rec, str } from './detect-context.js';
 import type { RaceDocument } from './normalise.js';
 

@@ -2,7 +2,7 @@
  * Runner-level changes: scratchings (with a public-data `late` rule), reinstatements, runners added or
  * removed, and rider changes. `is_late_scratched` is partner-only and is never read.
  */
-import type { DetectedRaceEvent, RaceContext } from '../events/types.js';
+import type { DetectedRaceEvent, RaceContext } from '@racewire/client/protocol';
 import {
   byRunnerNumber,
   DEFAULT_LATE_SCRATCH_HOURS,

@@ -3,7 +3,7 @@
  * Order is stable: race-level changes, then runners (by runner number), prices, favourite, results,
  * dividends. The tracker never calls this on a first observation (that is a snapshot with no events).
  */
-import type { DetectedRaceEvent } from '../events/types.js';
+import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import { type DetectOptions, raceContext } from './detect-context.js';
 import { detectFavouriteChange, detectOddsChanges } from './detect-odds.js';
 import { detectRaceChanges } from './detect-race.js';

@@ -46,11 +46,19 @@ export function createMeetingPipeline(deps: { log: EventLog; bus: Bus; clock: Cl
             entries.push({ kind: 'event', event: { ...event, meetingId: next.meeting } });
           }
         }
-        const appended = await deps.log.append(stream, {
-          entries,
-          document: next,
-          now: new Date(deps.clock.now()),
-        });
+        let appended: Awaited<ReturnType<EventLog['append']>>;
+        try {
+          appended = await deps.log.append(stream, {
+            entries,
+            document: next,
+            now: new Date(deps.clock.now()),
+          });
+        } catch (err) {
+          // A failed append may still have been written (a reply lost on the way back): diff the next list
+          // against what the log holds, not against the cache, so no patch is made on the wrong base.
+          documents.delete(stream);
+          throw err;
+        }
         documents.set(stream, next);
         deps.bus.publish(appended);
       }

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { EventLogError } from '../../src/store/errors.js';
-import type { EventLog } from '../../src/store/ports.js';
+import { type EventLog, FEED_START } from '../../src/store/ports.js';
 import { event, patch, snapshot, T0, T1 } from './entry-builders.js';
 import { largeDocument } from './large-document.js';
 
@@ -37,6 +37,26 @@ export function eventLogContract(name: string, factory: EventLogFactory): void {
       for (let i = 0; i < n; i++) await log.append(stream, { entries: [event('tick', { i })], now: T0 });
       return (await log.head(stream)).seq;
     };
+
+    it('feeds every appended event, in append order, from any position, until trimmed', async () => {
+      const log = await fresh();
+      await log.append('r1', { entries: [snapshot({ v: 1 }), event('a')], document: { v: 1 }, now: T0 });
+      await log.append('r2', { entries: [event('b'), event('c')], now: T0 });
+      await log.append('r1', {
+        entries: [patch([{ op: 'replace', path: '/v', value: 2 }])],
+        document: { v: 2 },
+        now: T1,
+      });
+      const all = await log.feed.read(FEED_START, 10);
+      expect(all.map((i) => i.entry.event.id)).toEqual(['r1:2', 'r2:1', 'r2:2']);
+      const stored = await log.read('r1', 1, { limit: 1 });
+      expect(stored.ok && stored.entries[0]).toEqual(all[0]?.entry);
+      expect((await log.feed.read(all[0]!.position, 1)).map((i) => i.entry.event.id)).toEqual(['r2:1']);
+      await log.feed.trim(all[1]!.position);
+      expect((await log.feed.read(FEED_START, 10)).map((i) => i.entry.event.id)).toEqual(['r2:2']);
+      await log.append('r3', { entries: [event('d')], now: T1 });
+      expect((await log.feed.read(all[2]!.position, 10)).map((i) => i.entry.event.id)).toEqual(['r3:1']);
+    });
 
     it('reports an unknown stream at seq 0 with no document and a non-empty epoch', async () => {
       const log = await fresh();

@@ -39,12 +39,15 @@ describe('openDatabase', () => {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .pluck()
       .all();
+    // sqlite_sequence: the feed's AUTOINCREMENT never gives a trimmed position again.
     expect(tables).toEqual([
       'log_documents',
       'log_entries',
+      'log_feed',
       'log_meta',
       'log_streams',
       'schema_versions',
+      'sqlite_sequence',
       'webhook_endpoints',
     ]);
     db.close();

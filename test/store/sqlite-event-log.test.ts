@@ -26,76 +26,17 @@ eventLogContract('sqlite', async ({ window }) => {
 describe('sqlite event log', () => {
   const now = new Date('2026-11-22T10:00:00.000Z');
 
-  it('commits what onAppend writes together with the entries', async () => {
+  it('writes the feed in the append transaction: a rolled-back append leaves no feed item', async () => {
     const db = openDatabase(nextFile());
-    db.exec('CREATE TABLE deliveries (event_id TEXT PRIMARY KEY)');
-    const insert = db.prepare('INSERT INTO deliveries (event_id) VALUES (?)');
-    const log = createSqliteEventLog({
-      db,
-      onAppend: (entries) => {
-        for (const e of entries) if (e.kind === 'event') insert.run(e.event.id);
-      },
-    });
-    await log.append('r1', {
-      entries: [snapshot({ v: 1 }), event('a'), event('b')],
-      document: { v: 1 },
-      now,
-    });
-    expect(db.prepare('SELECT event_id FROM deliveries ORDER BY event_id').pluck().all()).toEqual([
-      'r1:2',
-      'r1:3',
-    ]);
-    db.close();
-  });
-
-  it('rolls the append and onAppend writes back together when onAppend throws', async () => {
-    const db = openDatabase(nextFile());
-    db.exec('CREATE TABLE deliveries (event_id TEXT PRIMARY KEY)');
-    const insert = db.prepare('INSERT INTO deliveries (event_id) VALUES (?)');
-    let fail = false;
-    const log = createSqliteEventLog({
-      db,
-      onAppend: (entries) => {
-        for (const e of entries) if (e.kind === 'event') insert.run(e.event.id);
-        if (fail) throw new Error('outbox refused');
-      },
-    });
+    const log = createSqliteEventLog({ db });
     await log.append('r1', { entries: [snapshot({ v: 1 }), event('a')], document: { v: 1 }, now });
-    fail = true;
-    await expect(
-      log.append('r1', { entries: [snapshot({ v: 2 }), event('b')], document: { v: 2 }, now }),
-    ).rejects.toThrow('outbox refused');
-    const head = await log.head('r1');
-    expect([head.seq, head.documentSeq, head.document]).toEqual([2, 1, { v: 1 }]);
-    expect(db.prepare('SELECT event_id FROM deliveries').pluck().all()).toEqual(['r1:2']);
-    fail = false;
-    const next = await log.append('r1', { entries: [event('c')], now });
-    expect(next[0]?.seq).toBe(3);
-    db.close();
-  });
-
-  it('lets onAppend use its own nested transaction', async () => {
-    const db = openDatabase(nextFile());
-    db.exec('CREATE TABLE deliveries (event_id TEXT PRIMARY KEY)');
-    const insertAll = db.transaction((ids: string[]) => {
-      for (const id of ids) db.prepare('INSERT INTO deliveries (event_id) VALUES (?)').run(id);
-    });
-    const log = createSqliteEventLog({
-      db,
-      onAppend: (entries) => insertAll(entries.flatMap((e) => (e.kind === 'event' ? [e.event.id] : []))),
-    });
-    await log.append('r1', { entries: [event('a'), event('b')], now });
-    expect(db.prepare('SELECT count(*) FROM deliveries').pluck().get()).toBe(2);
-    db.close();
-  });
-
-  it('refuses an asynchronous onAppend and appends nothing', async () => {
-    const db = openDatabase(nextFile());
-    const log = createSqliteEventLog({ db, onAppend: async () => {} });
-    await expect(log.append('r1', { entries: [event('a')], now })).rejects.toMatchObject({
-      code: 'invalid_argument',
-    });
-    expect((await log.head('r1')).seq).toBe(0);
+    db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON log_entries WHEN NEW.seq = 4
+      BEGIN SELECT RAISE(ABORT, 'disk refused'); END`);
+    await expect(log.append('r1', { entries: [event('b'), event('c')], now })).rejects.toThrow(
+      'disk refused',
+    );
+    expect((await log.feed.read('', 10)).map((i) => i.entry.event.id)).toEqual(['r1:2']);
+    expect((await log.head('r1')).seq).toBe(2);
     db.close();
   });
 

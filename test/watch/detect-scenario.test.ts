@@ -2,9 +2,10 @@
  * The real Awapuni R1 payload, taken back to before the jump and replayed through a scripted race day:
  * every step goes through trackRace (assess, normalise, diff, detect) and must give exactly these events.
  */
+
+import type { DividendRow, Placing, RaceContext, RunnerRef } from '@racewire/client/protocol';
 import { describe, expect, it } from 'vitest';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
-import type { DividendRow, Placing, RaceContext, RunnerRef } from '../../src/events/types.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
 import { type RaceDocument, trackRace } from '../../src/watch/track-race.js';
 import {

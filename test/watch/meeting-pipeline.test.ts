@@ -53,6 +53,35 @@ describe('meeting pipeline', () => {
     expect(head.document).toEqual(meeting([race(1, 'Closed'), race(2), race(3)]));
   });
 
+  it('diffs against the log after an append whose reply was lost, so no patch has a wrong base', async () => {
+    const log = createMemoryEventLog();
+    let loseReply = false;
+    const flaky = {
+      ...log,
+      async append(...args: Parameters<typeof log.append>) {
+        const stored = await log.append(...args);
+        if (loseReply) throw new Error('connection reset after write');
+        return stored;
+      },
+    };
+    const pipeline = createMeetingPipeline({
+      log: flaky,
+      bus: createMemoryBus(),
+      clock: createManualClock(0),
+    });
+    await pipeline.process([meeting([race(1)])]);
+    loseReply = true;
+    await expect(pipeline.process([meeting([race(1), race(2)])])).rejects.toThrow('connection reset');
+    loseReply = false;
+    await pipeline.process([meeting([race(1), race(2)])]);
+    const read = await log.read('meeting:m1', 0);
+    expect(read.ok && read.entries.map((e) => [e.seq, e.kind])).toEqual([
+      [1, 'snapshot'],
+      [2, 'patch'],
+      [3, 'event'],
+    ]);
+  });
+
   it('continues from the stored meeting after a restart without repeating events', async () => {
     const log = createMemoryEventLog();
     const clock = createManualClock(0);

@@ -1,7 +1,7 @@
+import { isEventType } from '@racewire/client/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
-import { isEventType } from '../../src/events/types.js';
 import { detectEvents } from '../../src/watch/detect.js';
 import { normaliseEvent } from '../../src/watch/normalise.js';
 import { trackRace } from '../../src/watch/track-race.js';

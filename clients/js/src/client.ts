@@ -3,11 +3,11 @@
  * subscribed race kept by applying patches, and gap detection by seq. Runs in browsers (global WebSocket)
  * and Node (pass `WebSocket` from the `ws` package).
  */
-import type { FirehoseFilter, ServerMessage, StreamPosition } from '../../../src/delivery/ws/messages.js';
-import { SUBPROTOCOL, shouldReconnect } from '../../../src/delivery/ws/messages.js';
-import type { RaceEvent } from '../../../src/events/envelope.js';
 import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 import { Emitter } from './emitter.js';
+import type { RaceEvent } from './envelope.js';
+import type { FirehoseFilter, ServerMessage, StreamPosition } from './messages.js';
+import { SUBPROTOCOL, shouldReconnect } from './messages.js';
 import { applyPatchAtomic } from './patch.js';
 
 /** The part of the WebSocket API the client uses (browser WebSocket and `ws` both fit). */

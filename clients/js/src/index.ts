@@ -1,6 +1,3 @@
-export type { FirehoseFilter, ServerMessage, StreamPosition } from '../../../src/delivery/ws/messages.js';
-export { CloseCode, shouldReconnect } from '../../../src/delivery/ws/messages.js';
-export type { RaceEvent } from '../../../src/events/envelope.js';
 export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 export {
   type ClientEvents,
@@ -11,3 +8,4 @@ export {
   type WebSocketLike,
 } from './client.js';
 export { applyPatchAtomic, type PatchResult } from './patch.js';
+export * from './protocol.js';

@@ -4,8 +4,9 @@
  * `<stream>|<epoch>|<seq>` per stream, comma-separated, the message's own stream first. `%`, `|` and `,`
  * inside a stream id or epoch are percent-escaped.
  */
+
+import type { StreamPosition } from '@racewire/client/protocol';
 import type { StreamId } from '../../events/envelope.js';
-import type { StreamPosition } from '../ws/messages.js';
 
 /** Most positions accepted in one Last-Event-ID (as many as a WebSocket `from`). */
 export const MAX_POSITIONS = 256;

@@ -4,11 +4,12 @@
  * `id:`/`event:`/`data:` blocks. The response's buffered bytes are the send buffer; past
  * `maxBufferedBytes` the subscriber is slow and `onSlow` ends it (the client resumes with Last-Event-ID).
  */
+
+import type { StreamPosition } from '@racewire/client/protocol';
 import type { StreamId } from '../../events/envelope.js';
 import type { Principal, Scope } from '../ws/auth.js';
 import type { ChannelState, SendResult, StreamState, Subscriber } from '../ws/connection.js';
 import type { Outgoing } from '../ws/frame.js';
-import type { StreamPosition } from '../ws/messages.js';
 import { formatEventId } from './event-id.js';
 
 /** The part of an http.ServerResponse this needs (a fake in unit tests). */

@@ -2,9 +2,10 @@
  * Strict validation of an SSE request (DESIGN principle 5): the channels to follow and the positions to
  * resume from. Every refusal is a value with a code, answered as 400 `{error:{code,message}}`.
  */
+
+import type { StreamPosition } from '@racewire/client/protocol';
 import type { StreamId } from '../../events/envelope.js';
 import { type ParsedChannel, parseChannel } from '../ws/client-messages.js';
-import type { StreamPosition } from '../ws/messages.js';
 import { parseEventId } from './event-id.js';
 
 export type SseErrorCode =

@@ -1,25 +1,20 @@
 /**
- * Webhooks: the entry point. `registerWebhooks` opens the outbox on the given store (SQLite: tables in the
- * event log's database; Redis: keys shared by every node), registers the endpoints API under /v1/webhooks
- * and, unless told not to, dispatches. With SQLite the event log calls `service.enqueueForEntries` from its
- * onAppend (inside its transaction); with Redis a feed reader enqueues from the log's feed instead.
+ * Webhooks: the entry point. `registerWebhooks` takes the backend's outbox (SQLite: tables in the event log's
+ * database; Redis: keys shared by every node) and the event log's feed, registers the endpoints API under
+ * /v1/webhooks and, unless told not to, reads the feed into the outbox and dispatches.
  */
 
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Bus } from '../../bus/bus.js';
 import type { Clock } from '../../clock.js';
-import type { LogEntry } from '../../events/envelope.js';
 import type { Logger } from '../../logger.js';
-import type { Database } from '../../store/sqlite/database.js';
+import type { EventFeed } from '../../store/ports.js';
 import { resolveWebhookConfig, type WebhookConfig } from './config.js';
 import { createDispatcher, type Outcome } from './dispatcher.js';
-import { formatBody } from './formatters/index.js';
+import { createFeedReader } from './feed-reader.js';
 import { createHttpSender, type Sender } from './http-sender.js';
-import { createSqliteOutbox, type DeliveryStatus } from './outbox.js';
+import type { DeliveryStatus } from './outbox.js';
 import type { Outbox } from './outbox-port.js';
-import { createRedisFeeder, type RedisFeeder } from './redis-feed.js';
-import { createRedisOutbox } from './redis-outbox.js';
 import { webhookRoutes } from './routes.js';
 import {
   createGuardedLookup,
@@ -33,8 +28,11 @@ export type { WebhookConfig } from './config.js';
 export type { Outcome } from './dispatcher.js';
 export type { Outbox } from './outbox-port.js';
 
-/** Where the outbox lives. Redis: the caller's client (never quit), keys under `<prefix>webhooks:`. */
-export type WebhookStore = { kind: 'sqlite'; db: Database } | { kind: 'redis'; redis: Redis; prefix: string };
+/** Where deliveries are kept and where events come from: the backend's outbox and its event log's feed. */
+export interface WebhookStore {
+  outbox: Outbox;
+  feed: EventFeed;
+}
 
 export interface WebhookDeps {
   store: WebhookStore;
@@ -74,14 +72,8 @@ export interface WebhookStats {
 
 export interface WebhookService {
   /**
-   * SQLite: synchronous, inserts the deliveries owed for these entries; call it inside the append's
-   * transaction. Answers how many. Redis: the log's feed carries events to the outbox, so this only wakes
-   * the feed reader sooner and answers 0.
-   */
-  enqueueForEntries(entries: LogEntry[]): number;
-  /**
    * On: makes every delivery in flight owed again (a dead node's claims included: at least once, same
-   * `webhook-id`), then dispatches (and, on Redis, reads the feed). Off: stops claiming and reading, lets
+   * `webhook-id`), then reads the feed and dispatches. Off: stops claiming and reading, lets
    * attempts in flight finish (up to the timeout) and releases the rest as owed. Only one node of a
    * deployment may dispatch at a time: the one holding the poller lease.
    */
@@ -95,12 +87,7 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
   const config = resolveWebhookConfig(deps.config);
   const resolve = deps.resolve ?? systemResolver;
   const now = () => deps.clock.now();
-  const { store } = deps;
-  const sqlite =
-    store.kind === 'sqlite' ? createSqliteOutbox(store.db, { format: formatBody, now }) : undefined;
-  const redisOutbox =
-    store.kind === 'redis' ? createRedisOutbox({ redis: store.redis, prefix: store.prefix, now }) : undefined;
-  const outbox = (sqlite ?? redisOutbox) as Outbox;
+  const { outbox } = deps.store;
   const httpSender = deps.send
     ? undefined
     : createHttpSender({
@@ -121,18 +108,14 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
     random: deps.random,
     onAttempt: deps.onAttempt,
   });
-  const feeder: RedisFeeder | undefined =
-    store.kind === 'redis' && redisOutbox
-      ? createRedisFeeder({
-          redis: store.redis,
-          prefix: store.prefix,
-          outbox: redisOutbox,
-          clock: deps.clock,
-          logger,
-          pollIntervalMs: config.pollIntervalMs,
-          onEnqueued: dispatcher.kick,
-        })
-      : undefined;
+  const feeder = createFeedReader({
+    feed: deps.store.feed,
+    outbox,
+    clock: deps.clock,
+    logger,
+    pollIntervalMs: config.pollIntervalMs,
+    onEnqueued: dispatcher.kick,
+  });
   let closing = false;
 
   await app.register(
@@ -148,11 +131,9 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
     { prefix: '/v1/webhooks' },
   );
 
-  // New events wake the dispatcher (Redis: the feed reader, which then wakes it) sooner; the outbox (the
-  // feed) is the source of truth.
-  const wake = feeder?.kick ?? dispatcher.kick;
+  // New events wake the feed reader (which then wakes the dispatcher) sooner; the feed is the source of truth.
   const unsubscribe = deps.bus?.subscribe((entries) => {
-    if (entries.some((e) => e.kind === 'event')) wake();
+    if (entries.some((e) => e.kind === 'event')) feeder.kick();
   });
 
   // One change of dispatching at a time, in call order.
@@ -161,9 +142,9 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
     const next = switching.then(async () => {
       if (on && !closing) {
         await dispatcher.start();
-        feeder?.start();
+        feeder.start();
       } else {
-        await feeder?.stop();
+        await feeder.stop();
         await dispatcher.stop();
       }
     });
@@ -173,16 +154,6 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
   if (deps.dispatch ?? true) await setDispatching(true);
 
   return {
-    enqueueForEntries(entries) {
-      if (!sqlite) {
-        if (entries.some((e) => e.kind === 'event')) wake();
-        return 0;
-      }
-      const n = sqlite.enqueueForEntries(entries);
-      // Wake after the surrounding transaction has committed (it is synchronous, so by the next turn).
-      if (n > 0) setImmediate(dispatcher.kick);
-      return n;
-    },
     setDispatching,
     async stats() {
       const [deliveries, health] = await Promise.all([outbox.counts(), outbox.endpointHealth()]);
@@ -204,7 +175,7 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
   };
 }
 
+export { createFeedReader } from './feed-reader.js';
 export { createSqliteOutbox } from './outbox.js';
-export { createRedisFeeder } from './redis-feed.js';
 export { createRedisOutbox } from './redis-outbox.js';
 export { generateSecret, signDelivery } from './signer.js';

@@ -1,8 +1,8 @@
 /**
- * The outbox port: what the endpoints API and the dispatcher need from durable storage, implemented by the
- * SQLite outbox (one node, fed inside the event log's transaction) and the Redis outbox (several nodes, fed
- * from the shared log's feed). Async so that a networked store fits; the contract suite
- * (test/delivery/webhooks/outbox.contract.ts) runs against both.
+ * The outbox port: what the endpoints API, the feed reader and the dispatcher need from durable storage,
+ * implemented by the SQLite outbox (one node) and the Redis outbox (several nodes). Both are fed the same way:
+ * the feed reader (feed-reader.ts) reads the event log's feed after the outbox's cursor. Async so that a
+ * networked store fits; the contract suite (test/delivery/webhooks/outbox.contract.ts) runs against both.
  *
  * Contract, whatever the backend:
  * - Every state change is atomic: a crash never leaves a delivery half claimed, half recorded or half
@@ -18,9 +18,13 @@
  *   another does not undo what that node recorded.
  * - A body is stored once, at enqueue; replays copy it (new delivery, same event id, `replayOf` set).
  * - Owed deliveries are never pruned.
+ * - `enqueueFromFeed` writes a batch's deliveries and moves the cursor together, and only from the cursor and
+ *   the endpoints version the batch was planned against: a crash, a lost reply or a second reader never loses
+ *   nor duplicates a delivery, and (endpoint, event id) is enqueued at most once.
  */
 import type { RaceEvent } from '../../events/envelope.js';
 import type { EndpointPatch, NewEndpoint } from './endpoint-store.js';
+import type { PlannedDelivery } from './enqueue-plan.js';
 import type { Attempt, Delivery, DeliveryStatus, EndpointWithSecrets } from './outbox-rows.js';
 
 export interface AttemptRecord {
@@ -44,6 +48,16 @@ export interface ClaimOptions {
   perEndpoint: number;
 }
 
+/** One batch of the feed, planned against the endpoints of `endpointsVersion`. */
+export interface FeedStep {
+  /** The cursor the batch was read after. */
+  from: string;
+  /** The position of its last item: the cursor once written. */
+  to: string;
+  endpointsVersion: string;
+  deliveries: readonly PlannedDelivery[];
+}
+
 export interface Outbox {
   endpoint(id: string): Promise<EndpointWithSecrets | undefined>;
   /** Ordered by creation time, then id. */
@@ -62,6 +76,13 @@ export interface Outbox {
   /** A failure starts the endpoint's failure clock (if not running), a success stops it; answers its start. */
   markEndpointHealth(id: string, failed: boolean, at: number): Promise<number | null>;
   endpointHealth(): Promise<{ failing: number; disabled: number }>;
+  /** The enabled endpoints and a version that moves on every change of which endpoints want what. */
+  enabledEndpoints(): Promise<{ version: string; endpoints: EndpointWithSecrets[] }>;
+
+  /** The feed position up to which events have been enqueued (FEED_START before the first). */
+  feedCursor(): Promise<string>;
+  /** See the contract above: 'stale' (nothing written) when the cursor or the endpoints moved meanwhile. */
+  enqueueFromFeed(step: FeedStep): Promise<'stale' | { enqueued: number }>;
 
   /** One event for one endpoint regardless of its filters (test events); undefined when the endpoint is
    * unknown or its kind sends nothing for the event. */

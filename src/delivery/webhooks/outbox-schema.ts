@@ -64,4 +64,12 @@ CREATE TABLE webhook_attempts (
 );
 CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id);
 `,
+  // The feed reader's cursor and the endpoints version it plans against; the feed's (endpoint, event) dedupe.
+  `
+CREATE TABLE webhook_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE INDEX webhook_deliveries_event ON webhook_deliveries (endpoint_id, event_id);
+`,
 ] as const;

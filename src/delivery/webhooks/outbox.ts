@@ -1,16 +1,16 @@
 /**
- * The durable outbox, in the event log's SQLite database. `enqueueForEntries` runs inside the log's append
- * transaction, so an event and its deliveries commit together or not at all; the dispatcher then works
- * only from these tables, which is what makes delivery survive a crash. The storage is synchronous
+ * The durable outbox, in the event log's SQLite database. The feed reader enqueues from the log's feed table
+ * and moves the cursor in one transaction, so every appended event is owed exactly once; the dispatcher then
+ * works only from these tables, which is what makes delivery survive a crash. The storage is synchronous
  * (better-sqlite3); the `Outbox` port is served by async wrappers around it.
  */
-import type { LogEntry, RaceEvent } from '../../events/envelope.js';
+import type { RaceEvent } from '../../events/envelope.js';
+import { FEED_START } from '../../store/ports.js';
 import type { Database } from '../../store/sqlite/database.js';
 import { migrate } from '../../store/sqlite/migrate.js';
-import { createEndpointStore, type EndpointPatch } from './endpoint-store.js';
-import { planDeliveries } from './enqueue-plan.js';
+import { createEndpointStore, type EndpointPatch, type NewEndpoint } from './endpoint-store.js';
 import { formatBody } from './formatters/index.js';
-import type { AttemptRecord, ClaimOptions, NextState, Outbox } from './outbox-port.js';
+import type { AttemptRecord, ClaimOptions, FeedStep, NextState, Outbox } from './outbox-port.js';
 import {
   type Attempt,
   type BodyFormatter,
@@ -28,12 +28,6 @@ import type { EndpointKind } from './retry-policy.js';
 
 export type { Attempt, Delivery, DeliveryStatus, Endpoint, EndpointWithSecrets } from './outbox-rows.js';
 export { newEndpointId, publicEndpoint, RESPONSE_BODY_LIMIT } from './outbox-rows.js';
-
-export interface SqliteOutbox extends Outbox {
-  /** Synchronous, for the event log's onAppend (inside its transaction): one delivery per matching enabled
-   * endpoint and event. Answers how many. */
-  enqueueForEntries(entries: LogEntry[]): number;
-}
 
 export interface OutboxOptions {
   /** @default formatBody */
@@ -53,7 +47,7 @@ function asyncFacade<T extends Record<string, (...args: never[]) => unknown>>(sy
   return out as Async<T>;
 }
 
-export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): SqliteOutbox {
+export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): Outbox {
   const opts = { format: options.format ?? formatBody, now: options.now ?? Date.now };
   migrate(db, 'webhooks', OUTBOX_MIGRATIONS);
   const endpoints = createEndpointStore(db, opts.now);
@@ -119,7 +113,20 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): S
     pruneDeliveries: db.prepare(
       `DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?`,
     ),
+    state: db.prepare('SELECT value FROM webhook_state WHERE key = ?').pluck(),
+    setState: db.prepare(`INSERT INTO webhook_state (key, value) VALUES (?, ?)
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+    bumpEndpoints: db.prepare(`INSERT INTO webhook_state (key, value) VALUES ('endpoints_version', '1')
+      ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`),
+    fedAlready: db
+      .prepare(
+        'SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ? AND replay_of IS NULL',
+      )
+      .pluck(),
   };
+  const state = (key: string, fallback: string) => (s.state.get(key) as string | undefined) ?? fallback;
+  /** Which endpoints want what changed: a batch planned before is refused. */
+  const endpointsChanged = () => void s.bumpEndpoints.run();
 
   /** Inserts an owed delivery; it heads its (endpoint, stream) chain unless an earlier one is owed. */
   const insertRow = (
@@ -185,14 +192,6 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): S
     return delivery(id);
   };
 
-  const enqueueForEntries = (entries: LogEntry[]): number => {
-    if (!entries.some((e) => e.kind === 'event')) return 0;
-    const planned = planDeliveries(entries, endpoints.enabledEndpoints(), opts.format);
-    const now = opts.now();
-    for (const p of planned) insertDelivery(p.endpointId, p.event, p.body, now, null);
-    return planned.length;
-  };
-
   const sync = {
     /** Enqueues one event for one endpoint regardless of its filters (test events). */
     enqueueOne(endpointId: string, event: RaceEvent): Delivery | undefined {
@@ -204,15 +203,45 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): S
 
     endpoint,
     listEndpoints: endpoints.listEndpoints,
-    createEndpoint: endpoints.createEndpoint,
+    createEndpoint: (e: NewEndpoint): EndpointWithSecrets =>
+      db.transaction(() => {
+        endpointsChanged();
+        return endpoints.createEndpoint(e);
+      })(),
     rotateSecret: endpoints.rotateSecret,
     markEndpointHealth: endpoints.markEndpointHealth,
     endpointHealth: endpoints.endpointHealth,
+
+    enabledEndpoints: () =>
+      db.transaction(() => ({
+        version: state('endpoints_version', '0'),
+        endpoints: endpoints.enabledEndpoints(),
+      }))(),
+
+    feedCursor: (): string => state('feed_cursor', FEED_START),
+
+    enqueueFromFeed: (step: FeedStep): 'stale' | { enqueued: number } =>
+      db
+        .transaction(() => {
+          if (state('feed_cursor', FEED_START) !== step.from) return 'stale' as const;
+          if (state('endpoints_version', '0') !== step.endpointsVersion) return 'stale' as const;
+          const now = opts.now();
+          let enqueued = 0;
+          for (const p of step.deliveries) {
+            if (s.fedAlready.get(p.endpointId, p.event.id) !== undefined) continue;
+            insertDelivery(p.endpointId, p.event, p.body, now, null);
+            enqueued++;
+          }
+          s.setState.run('feed_cursor', step.to);
+          return { enqueued };
+        })
+        .immediate(),
 
     /** Updates an endpoint; re-enabling makes its held deliveries due now. */
     updateEndpoint: (id: string, patch: EndpointPatch): EndpointWithSecrets | undefined =>
       db.transaction(() => {
         if (!endpoints.updateRow(id, patch)) return undefined;
+        endpointsChanged();
         if (patch.enabled) s.resume.run(opts.now(), id);
         if (patch.enabled !== undefined) s.refreshEndpointChains.run(id);
         return endpoint(id);
@@ -223,14 +252,17 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): S
         s.deleteAttempts.run(id);
         s.deleteDeliveries.run(id);
         s.deleteChains.run(id);
+        endpointsChanged();
         return endpoints.removeRow(id);
       })(),
 
     /** Disables an endpoint; what it is owed stays pending for when it is re-enabled. */
-    disableEndpoint(id: string, reason: string) {
-      endpoints.disableRow(id, reason);
-      s.refreshEndpointChains.run(id);
-    },
+    disableEndpoint: (id: string, reason: string) =>
+      db.transaction(() => {
+        endpoints.disableRow(id, reason);
+        endpointsChanged();
+        s.refreshEndpointChains.run(id);
+      })(),
 
     pauseEndpoint,
 
@@ -354,6 +386,5 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): S
 
     nextDueAt: (): number | null => (s.nextDue.get() as { at: number | null }).at,
   };
-  const outbox: Outbox = asyncFacade(sync);
-  return { ...outbox, enqueueForEntries };
+  return asyncFacade(sync);
 }

@@ -22,8 +22,6 @@ export function outboxKeys(prefix: string) {
     counts: `${w}counts`,
     due: `${w}due`,
     feedCursor: `${w}feed-cursor`,
-    /** Written by the Redis event log: one entry per appended event, field `e` = the LogEntry as JSON. */
-    feed: `${prefix}feed`,
   };
 }
 

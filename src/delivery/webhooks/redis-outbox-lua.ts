@@ -91,14 +91,14 @@ end
 /** A script with the shared helpers above in scope. */
 export const outboxScript = (body: string) => defineScript(`${PRELUDE}\n${body}`);
 
-/** ARGV: W, expected cursor, new cursor, expected endpoints version, now, feed key, then per delivery:
- * endpoint, event id, type, stream, seq, body. Answers {'stale'} when the cursor or the endpoints moved
- * since the caller read them, else {'ok', inserted}. Skips (endpoint, event) pairs already enqueued. */
+/** ARGV: W, expected cursor, new cursor, expected endpoints version, now, then per delivery: endpoint,
+ * event id, type, stream, seq, body. Answers {'stale'} when the cursor or the endpoints moved since the
+ * caller read them, else {'ok', inserted}. Skips (endpoint, event) pairs already enqueued. */
 export const feedScript = outboxScript(`
-if (redis.call('GET', W .. 'feed-cursor') or '0-0') ~= ARGV[2] then return {'stale'} end
+if (redis.call('GET', W .. 'feed-cursor') or '') ~= ARGV[2] then return {'stale'} end
 if (redis.call('GET', W .. 'endpoints-version') or '0') ~= ARGV[4] then return {'stale'} end
 local n = 0
-for i = 7, #ARGV, 6 do
+for i = 6, #ARGV, 6 do
   local ep, eventId = ARGV[i], ARGV[i + 1]
   if redis.call('HEXISTS', ekey(ep) .. ':events', eventId) == 0 then
     local id = insert(ep, eventId, ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[5], false)
@@ -107,8 +107,6 @@ for i = 7, #ARGV, 6 do
   end
 end
 redis.call('SET', W .. 'feed-cursor', ARGV[3])
--- What is read is owed to the outbox now; only entries after the cursor are still needed.
-redis.call('XTRIM', ARGV[6], 'MINID', ARGV[3])
 return {'ok', n}
 `);
 

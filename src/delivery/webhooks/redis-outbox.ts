@@ -1,11 +1,11 @@
 /**
  * The outbox in Redis, shared by every node (multi-node mode): the same behaviour as the SQLite outbox
- * behind the same port, with each state change one Lua script (redis-outbox-lua.ts). Events reach it from
- * the shared log's feed (redis-feed.ts) rather than inside the append. The client is the caller's and is
- * never quit.
+ * behind the same port, with each state change one Lua script (redis-outbox-lua.ts). The client is the
+ * caller's and is never quit.
  */
 import type { Redis } from 'ioredis';
 import type { RaceEvent } from '../../events/envelope.js';
+import { FEED_START } from '../../store/ports.js';
 import { redisCall } from '../../store/redis/errors.js';
 import { formatBody } from './formatters/index.js';
 import type { Outbox } from './outbox-port.js';
@@ -18,11 +18,12 @@ import {
   type Row,
   toAttempt,
 } from './outbox-rows.js';
-import { createRedisEndpoints, pipelineValues, type RedisEndpoints } from './redis-endpoints.js';
+import { createRedisEndpoints, pipelineValues } from './redis-endpoints.js';
 import { DELIVERY_FIELDS, deliveryFromValues, outboxKeys, runScript } from './redis-outbox-keys.js';
 import {
   claimScript,
   enqueueOneScript,
+  feedScript,
   pruneScript,
   recordScript,
   recoverScript,
@@ -40,15 +41,10 @@ export interface RedisOutboxOptions {
   now?: () => number;
 }
 
-export interface RedisOutbox extends Outbox {
-  /** For the feed reader: enabled endpoints at a version. */
-  enabledEndpoints: RedisEndpoints['enabledEndpoints'];
-}
-
 const PRUNE_BATCH = 500;
 const LIST_BATCH = 100;
 
-export function createRedisOutbox(opts: RedisOutboxOptions): RedisOutbox {
+export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
   const { redis } = opts;
   const format = opts.format ?? formatBody;
   const now = opts.now ?? Date.now;
@@ -69,6 +65,16 @@ export function createRedisOutbox(opts: RedisOutboxOptions): RedisOutbox {
 
   return {
     ...endpoints,
+
+    feedCursor: async () => (await redisCall('feed cursor', () => redis.get(keys.feedCursor))) ?? FEED_START,
+
+    async enqueueFromFeed(step) {
+      const args: Array<string | number> = [step.from, step.to, step.endpointsVersion, now()];
+      for (const p of step.deliveries)
+        args.push(p.endpointId, p.event.id, p.event.type, p.event.stream, p.event.seq, p.body);
+      const reply = (await run('enqueue from feed', feedScript, args)) as [string, number?];
+      return reply[0] === 'stale' ? 'stale' : { enqueued: reply[1] ?? 0 };
+    },
 
     async enqueueOne(endpointId: string, event: RaceEvent) {
       const ep = await endpoints.endpoint(endpointId);

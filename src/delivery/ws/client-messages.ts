@@ -2,8 +2,9 @@
  * Strict validation of what clients send (DESIGN principle 5): every bad input becomes an error value
  * with a protocol code, never an exception that could reach the socket handler.
  */
+
+import type { ClientMessage, ErrorCode } from '@racewire/client/protocol';
 import { z } from 'zod';
-import type { ClientMessage, ErrorCode } from './messages.js';
 
 const id = z.string().min(1).max(128);
 const reqId = z.string().max(64).optional();

@@ -6,13 +6,13 @@
  * `maxBufferedBytes` the client is a slow consumer.
  */
 import type { Socket } from 'node:net';
+import type { FirehoseFilter } from '@racewire/client/protocol';
 import type { WebSocket } from 'ws';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
 import type { Principal, Scope } from './auth.js';
 import type { ParsedChannel } from './client-messages.js';
 import type { Outgoing } from './frame.js';
 import { outgoing } from './frame.js';
-import type { FirehoseFilter } from './messages.js';
 
 export interface StreamState {
   /** `attaching`: history or a snapshot is being read; live entries wait in `buffer`. */

@@ -2,10 +2,11 @@
  * Log entries as wire messages, per audience. A batch from the bus is serialised at most once for public
  * subscribers (redacted) and once for partners, whatever the number of subscribers.
  */
+
+import type { EventMessage, PatchMessage, SnapshotMessage } from '@racewire/client/protocol';
 import type { LogEntry } from '../../events/envelope.js';
 import type { Scope } from './auth.js';
 import { type Outgoing, outgoing } from './frame.js';
-import type { EventMessage, PatchMessage, SnapshotMessage } from './messages.js';
 import { redactOps, redactValue } from './redact.js';
 
 export function entryMessage(entry: LogEntry, scope: Scope): SnapshotMessage | PatchMessage | EventMessage {

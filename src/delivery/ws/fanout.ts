@@ -4,13 +4,14 @@
  * has the hole read from the log first (it cannot happen with an in-process bus, but a distributed one may
  * drop a batch).
  */
+
+import type { FirehoseFilter, StreamPosition } from '@racewire/client/protocol';
 import type { LogEntry } from '../../events/envelope.js';
 import type { RaceCatalog } from './catalog.js';
 import type { ParsedChannel } from './client-messages.js';
 import type { Subscriber } from './connection.js';
 import { BatchFrames } from './entry-messages.js';
 import type { Outgoing } from './frame.js';
-import type { FirehoseFilter, StreamPosition } from './messages.js';
 import type { Registry } from './registry.js';
 import { type AttachDeps, beginAttach, completeAttach, fillGap } from './stream-attach.js';
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
+import { CloseCode, SUBPROTOCOL, type WelcomeMessage } from '@racewire/client/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
@@ -18,7 +19,6 @@ import { type FanoutDeps, fanOut } from './fanout.js';
 import { FrameCache } from './frame-cache.js';
 import { createHeartbeats } from './heartbeats.js';
 import { handleMessage } from './message-handler.js';
-import { CloseCode, SUBPROTOCOL, type WelcomeMessage } from './messages.js';
 import { Registry, subscriberCounts } from './registry.js';
 import type { AttachDeps } from './stream-attach.js';
 

@@ -2,10 +2,11 @@
  * Two loops on the injected clock: WebSocket pings that terminate peers that stopped answering, and the
  * application heartbeat telling each client how fresh the data of its races is.
  */
+
+import type { HeartbeatMessage } from '@racewire/client/protocol';
 import type { Clock } from '../../clock.js';
 import type { RaceCatalog } from './catalog.js';
 import type { Connection } from './connection.js';
-import type { HeartbeatMessage } from './messages.js';
 
 export interface HeartbeatDeps {
   clock: Clock;

@@ -8,4 +8,3 @@ export {
   registerWebSocketGateway,
   type WebSocketGateway,
 } from './gateway.js';
-export * from './messages.js';

@@ -2,13 +2,14 @@
  * One client message: size and rate checks, strict parsing, then subscribe / unsubscribe / resync / ping.
  * Every refusal is an `error` message with a code; the connection stays open.
  */
+
+import type { ClientMessage, ErrorCode, ErrorMessage } from '@racewire/client/protocol';
 import type { RawData } from 'ws';
 import type { TokenBucket } from './auth.js';
 import type { RaceCatalog } from './catalog.js';
 import { parseChannel, parseClientMessage } from './client-messages.js';
 import type { Connection } from './connection.js';
 import { attachStream, subscribeChannel } from './fanout.js';
-import type { ClientMessage, ErrorCode, ErrorMessage } from './messages.js';
 import type { Registry } from './registry.js';
 import type { AttachDeps } from './stream-attach.js';
 

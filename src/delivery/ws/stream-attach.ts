@@ -3,12 +3,13 @@
  * snapshot, then go live. Live bus entries that arrive meanwhile wait in the stream's buffer and are
  * flushed after, deduplicated by seq, so there is neither a gap nor a duplicate.
  */
+
+import type { SnapshotMessage, StreamPosition } from '@racewire/client/protocol';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
 import type { EventLog } from '../../store/ports.js';
 import type { StreamState, Subscriber } from './connection.js';
 import type { Outgoing } from './frame.js';
 import type { FrameCache } from './frame-cache.js';
-import type { SnapshotMessage, StreamPosition } from './messages.js';
 import { redactValue } from './redact.js';
 
 export interface AttachDeps {

@@ -1,12 +1,18 @@
 /**
- * The append, as one Lua script so that it is atomic on the server: it checks the fencing token and that the
- * head is still where the caller numbered from, then adds the entries, moves the head, stores the document
- * and trims the window. Two nodes can never both write the same seq: the second sees a moved head.
- * Event entries are also added to the deployment-wide feed stream in the same step, so the webhook outbox,
- * which reads the feed, sees every event that was appended and none that was not.
+ * The append, as one Lua script so that it is atomic on the server: it checks the fencing token, that the
+ * head is still where the caller numbered from and that the log has an epoch, and only then adds the
+ * entries, moves the head, stores the document, trims the window and raises the fence mark. Two nodes can
+ * never both write the same seq: the second sees a moved head. Event entries are also added to the
+ * deployment-wide feed stream in the same step, so the webhook outbox, which reads the feed, sees every event
+ * that was appended and none that was not.
  *
- * KEYS: 1 head hash, 2 document, 3 entries stream, 4 stream set, 5 fence high-water mark, 6 log epoch,
- *       7 feed stream, 8 (optional) the lease's token counter.
+ * The fence key is the lease's token counter itself: a token below it is stale (another node acquired the
+ * lease since); a committed write with a token above it (the counter was lost with a Redis restart without
+ * persistence) raises it, so the next acquisition's token is above every token that wrote. The mark never
+ * moves for a write that does not happen.
+ *
+ * KEYS: 1 head hash, 2 document, 3 entries stream, 4 stream set, 5 fence (counter and mark), 6 log epoch,
+ *       7 feed stream.
  * ARGV: 1 expected head seq, 2 fencing token or '', 3 documentSeq or '', 4 document JSON, 5 window or '',
  *       6 stream id, 7 one character per entry, '1' for an event, 8.. entries as JSON, in seq order.
  * The feed is not capped here: its reader trims what it has read (a cap could drop events nobody has read).
@@ -16,17 +22,9 @@
 import { defineScript } from './script.js';
 
 export const appendScript = defineScript(`
-if ARGV[2] ~= '' then
-  local token = tonumber(ARGV[2])
-  local mark = tonumber(redis.call('GET', KEYS[5]) or '0')
-  local newest = mark
-  if KEYS[8] then
-    local issued = tonumber(redis.call('GET', KEYS[8]) or '0')
-    if issued > newest then newest = issued end
-  end
-  if token < newest then return {'fenced', tostring(newest)} end
-  if token > mark then redis.call('SET', KEYS[5], ARGV[2]) end
-end
+local token = tonumber(ARGV[2])
+local mark = tonumber(redis.call('GET', KEYS[5]) or '0')
+if token and token < mark then return {'fenced', tostring(mark)} end
 local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
 if seq ~= tonumber(ARGV[1]) then return {'conflict', tostring(seq)} end
 local epoch = redis.call('HGET', KEYS[1], 'epoch') or redis.call('GET', KEYS[6])
@@ -43,5 +41,6 @@ if ARGV[3] ~= '' then
 end
 if ARGV[5] ~= '' then redis.call('XTRIM', KEYS[3], 'MAXLEN', ARGV[5]) end
 redis.call('SADD', KEYS[4], ARGV[6])
+if token and token > mark then redis.call('SET', KEYS[5], ARGV[2]) end
 return {'ok'}
 `);

@@ -4,15 +4,15 @@
  * Numbering and read rules come from `log-rules.ts`, like the other adapters, so positions mean the same on
  * every node. The Redis client is the caller's: close() does not quit it.
  *
- * No `onAppend` hook: instead every event entry also goes, in the append's own script, to the feed stream
- * (`<prefix>feed`) that the Redis webhook outbox reads from a cursor.
+ * Every event entry also goes, in the append's own script, to the feed stream (`<prefix>feed`) that the
+ * webhook outbox reads from its cursor.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { LogEntry, StreamId } from '../../events/envelope.js';
+import type { EventEntry, LogEntry, StreamId } from '../../events/envelope.js';
 import { EventLogError } from '../errors.js';
 import { assertCount, checkRead, stampChange } from '../log-rules.js';
-import type { EventLog, ReadResult, StreamHead } from '../ports.js';
+import type { EventFeed, EventLog, ReadResult, StreamHead } from '../ports.js';
 import { appendScript } from './append-script.js';
 import { RedisStoreError, redisCall } from './errors.js';
 
@@ -27,11 +27,16 @@ export interface RedisEventLogOptions {
   newEpoch?: () => string;
   /**
    * The current fencing token of the lease that allows this node to write, or undefined when it holds none.
-   * When given, an append whose token is older than one already seen rejects with code `fenced`.
+   * When given, an append whose token is older than the fence mark rejects with code `fenced`.
    */
   fence?: () => number | undefined;
-  /** The lease's token counter key (`Lease.tokenKey`): a token is then stale as soon as another is issued. */
+  /**
+   * The fence mark: pass the lease's token counter (`RedisLease.tokenKey`), so a token is stale as soon as
+   * another is issued and a new one is always above every token that wrote. @default `<prefix>fence`
+   */
   fenceKey?: string;
+  /** Called when an append carrying a token was refused as fenced (the lease's term is over: resign). */
+  onFenced?: () => void;
   /** How often an append renumbers after another node moved the head first. @default 16 */
   maxConflictRetries?: number;
 }
@@ -52,7 +57,7 @@ export function redisLogKeys(prefix: string) {
 type XEntries = Array<[id: string, fields: string[]]>;
 
 export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
-  const { redis, window, fence, fenceKey } = opts;
+  const { redis, window, fence } = opts;
   if (window !== undefined) assertCount('window', window);
   const keys = redisLogKeys(opts.prefix ?? 'racewire:');
   const maxRetries = opts.maxConflictRetries ?? 16;
@@ -131,10 +136,9 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         keys.document(stream),
         keys.entries(stream),
         keys.streams,
-        keys.fence,
+        opts.fenceKey ?? keys.fence,
         keys.epoch,
         keys.feed,
-        ...(fenceKey ? [fenceKey] : []),
       ];
       const args = [
         head.seq,
@@ -151,6 +155,7 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
       )) as [string, string?];
       if (reply[0] === 'ok') return json.map((j) => JSON.parse(j) as LogEntry);
       if (reply[0] === 'fenced') {
+        opts.onFenced?.();
         throw new RedisStoreError(
           'fenced',
           `append to ${stream}: fencing token ${token} is older than ${reply[1]}, another node holds the lease`,
@@ -165,6 +170,25 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         );
       }
     }
+  };
+
+  const feed: EventFeed = {
+    async read(after, limit) {
+      open();
+      const rows = await redisCall('read feed', () =>
+        redis.xrange(keys.feed, after === '' ? '-' : `(${after}`, '+', 'COUNT', limit),
+      );
+      return rows.map(([position, fields]) => ({
+        position,
+        entry: parseEntries([[position, fields]])[0] as EventEntry,
+      }));
+    },
+    async trim(through) {
+      open();
+      // MINID keeps ids at or above its argument: pass the id just after `through`.
+      const [ms, seq] = through.split('-');
+      await redisCall('trim feed', () => redis.xtrim(keys.feed, 'MINID', `${ms}-${Number(seq) + 1}`));
+    },
   };
 
   return {
@@ -226,6 +250,8 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         for (const [err] of (await tx.exec()) ?? []) if (err) throw err;
       });
     },
+
+    feed,
 
     async close() {
       closed = true;

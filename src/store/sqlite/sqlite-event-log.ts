@@ -1,13 +1,14 @@
 /**
  * The event log on SQLite (the default adapter). better-sqlite3 is synchronous, so every operation runs to
  * completion before the next starts: appends to a stream are serialised without locks in this process, and
- * BEGIN IMMEDIATE serialises them against any other connection to the file.
+ * BEGIN IMMEDIATE serialises them against any other connection to the file. Each appended event also goes
+ * to the feed table `log_feed` in the same transaction, for the webhook outbox's feed reader.
  */
 import { randomUUID } from 'node:crypto';
-import type { LogEntry, StreamId } from '../../events/envelope.js';
+import type { EventEntry, LogEntry, StreamId } from '../../events/envelope.js';
 import { EventLogError } from '../errors.js';
 import { assertCount, checkRead, stampChange } from '../log-rules.js';
-import type { EventLog, ReadResult, StreamHead } from '../ports.js';
+import type { EventFeed, EventLog, ReadResult, StreamHead } from '../ports.js';
 import type { Database } from './database.js';
 import { migrate } from './migrate.js';
 
@@ -15,12 +16,6 @@ export interface SqliteEventLogOptions {
   db: Database;
   /** Entries kept per stream; older ones are deleted in the same transaction as each append. */
   window?: number;
-  /**
-   * Runs inside the append's transaction with the entries as stored, so what it writes to `db` (webhook
-   * deliveries) commits together with them or not at all. If it throws, the append rolls back and rejects.
-   * It must be synchronous (better-sqlite3 is); it may use db.transaction(), which nests as a savepoint.
-   */
-  onAppend?: (entries: LogEntry[]) => void;
   /** Close `db` on close(): only for a handle this log was given to own. @default false */
   closeDatabase?: boolean;
 }
@@ -47,6 +42,11 @@ export const EVENT_LOG_MIGRATIONS = [
      seq INTEGER NOT NULL,
      entry TEXT NOT NULL,
      PRIMARY KEY (stream, seq)
+   );`,
+  // The feed: every appended event, in append order, until the webhook outbox has consumed it.
+  `CREATE TABLE log_feed (
+     position INTEGER PRIMARY KEY AUTOINCREMENT,
+     entry TEXT NOT NULL
    );`,
 ] as const;
 
@@ -86,6 +86,9 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
     trimStream: db.prepare('DELETE FROM log_entries WHERE stream = ? AND seq <= ?'),
     heads: db.prepare('SELECT stream, seq FROM log_streams'),
     streams: db.prepare('SELECT stream FROM log_streams ORDER BY stream').pluck(),
+    insertFeed: db.prepare('INSERT INTO log_feed (entry) VALUES (?)'),
+    readFeed: db.prepare('SELECT position, entry FROM log_feed WHERE position > ? ORDER BY position LIMIT ?'),
+    trimFeed: db.prepare('DELETE FROM log_feed WHERE position <= ?'),
   };
 
   let closed = false;
@@ -119,6 +122,7 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
       for (const entry of stamped.entries) {
         const json = JSON.stringify(entry);
         sql.insertEntry.run(stream, entry.seq, json);
+        if (entry.kind === 'event') sql.insertFeed.run(json);
         stored.push(JSON.parse(json) as LogEntry);
       }
       const seq = stamped.entries.at(-1)!.seq;
@@ -126,15 +130,6 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
       sql.upsertHead.run(stream, row?.epoch ?? epoch, seq, documentSeq);
       if (stamped.documentSeq !== undefined) sql.upsertDocument.run(stream, JSON.stringify(change.document));
       if (opts.window !== undefined) sql.trimStream.run(stream, seq - opts.window);
-      const pending: unknown = opts.onAppend?.(stored);
-      if (pending instanceof Promise) {
-        // Whatever it does after its first await would escape the transaction: refuse it loudly.
-        pending.catch(() => {});
-        throw new EventLogError(
-          'invalid_argument',
-          'onAppend must be synchronous: it runs inside the transaction',
-        );
-      }
       return stored;
     },
   );
@@ -162,6 +157,21 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
   });
 
   const headTx = db.transaction((stream: StreamId) => fullHead(stream, headRow(stream)));
+
+  const feed: EventFeed = {
+    async read(after, limit) {
+      open();
+      const rows = sql.readFeed.all(after === '' ? 0 : Number(after), limit) as Array<{
+        position: number;
+        entry: string;
+      }>;
+      return rows.map((r) => ({ position: String(r.position), entry: JSON.parse(r.entry) as EventEntry }));
+    },
+    async trim(through) {
+      open();
+      sql.trimFeed.run(Number(through));
+    },
+  };
 
   return {
     async append(stream, change) {
@@ -191,6 +201,8 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
       assertCount('keep', keep);
       trimTx.immediate(keep);
     },
+
+    feed,
 
     async close() {
       if (closed) return;

@@ -1,23 +1,33 @@
 /**
  * The outbox backends the contract suites run against: SQLite (in memory) and Redis (a fresh key prefix,
- * deleted after the run). Each can append entries as its event log would, without waking anyone.
+ * deleted after the run), each with its event log's feed. Each can put entries in the feed as its event log's
+ * append would, without waking anyone.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Bus } from '../../../src/bus/bus.js';
 import type { WebhookStore } from '../../../src/delivery/webhooks/index.js';
-import { createSqliteOutbox, type WebhookService } from '../../../src/delivery/webhooks/index.js';
+import {
+  createRedisOutbox,
+  createSqliteOutbox,
+  type WebhookService,
+} from '../../../src/delivery/webhooks/index.js';
 import type { LogEntry } from '../../../src/events/envelope.js';
+import { createRedisEventLog } from '../../../src/store/redis/redis-event-log.js';
+import { createSqliteEventLog } from '../../../src/store/sqlite/sqlite-event-log.js';
 import { openMemoryDb } from './helpers.js';
 
 export interface BackendUnderTest {
-  store: WebhookStore;
-  /** Loops of a dispatching service that sleep on the clock when idle (dispatcher, Redis feed reader). */
+  /** The outbox (stamping times with `now`) and feed of one node on this storage. */
+  store(now: () => number): WebhookStore;
+  /** Loops of a dispatching service that sleep on the clock when idle (dispatcher, feed reader). */
   loops: number;
-  /** What the event log's append does for the outbox, waking nobody (SQLite: onAppend by another writer;
-   * Redis: the XADD to the feed). */
-  append(entries: LogEntry[]): Promise<void>;
-  /** An append through a service, waking it as in production (SQLite: onAppend; Redis: the bus). */
+  /** What the event log's append does for the outbox, waking nobody: its events into the feed (SQLite: the
+   * feed table; Redis: the XADD to the feed stream). */
+  append(entries: LogEntry[]): Promise<string[]>;
+  /** Forgets the outbox's feed cursor, as a store that lost it would. */
+  loseCursor(): Promise<void>;
+  /** An append as in production: into the feed, then published on the bus (which wakes the service). */
   enqueue(service: WebhookService, bus: Bus, entries: LogEntry[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -26,12 +36,21 @@ export type BackendFactory = () => Promise<BackendUnderTest>;
 
 export const sqliteBackend: BackendFactory = async () => {
   const db = openMemoryDb();
-  const writer = createSqliteOutbox(db);
+  const log = createSqliteEventLog({ db });
+  const insert = db.prepare('INSERT INTO log_feed (entry) VALUES (?)');
+  const append = async (entries: LogEntry[]) =>
+    entries.flatMap((e) =>
+      e.kind === 'event' ? [String(insert.run(JSON.stringify(e)).lastInsertRowid)] : [],
+    );
   return {
-    store: { kind: 'sqlite', db },
-    loops: 1,
-    append: async (entries) => void writer.enqueueForEntries(entries),
-    enqueue: async (service, _bus, entries) => void service.enqueueForEntries(entries),
+    store: (now) => ({ outbox: createSqliteOutbox(db, { now }), feed: log.feed }),
+    loops: 2,
+    append,
+    loseCursor: async () => void db.prepare("DELETE FROM webhook_state WHERE key = 'feed_cursor'").run(),
+    async enqueue(_service, bus, entries) {
+      await append(entries);
+      bus.publish(entries);
+    },
     close: async () => void db.close(),
   };
 };
@@ -44,13 +63,20 @@ export function redisBackends(url: string) {
   const factory: BackendFactory = async () => {
     const prefix = `${runPrefix}${++n}:`;
     const append = async (entries: LogEntry[]) => {
+      const positions: string[] = [];
       for (const e of entries)
-        if (e.kind === 'event') await redis.xadd(`${prefix}feed`, '*', 'e', JSON.stringify(e));
+        if (e.kind === 'event')
+          positions.push((await redis.xadd(`${prefix}feed`, '*', 'e', JSON.stringify(e)))!);
+      return positions;
     };
     return {
-      store: { kind: 'redis', redis, prefix },
+      store: (now) => ({
+        outbox: createRedisOutbox({ redis, prefix, now }),
+        feed: createRedisEventLog({ redis, prefix }).feed,
+      }),
       loops: 2,
       append,
+      loseCursor: async () => void (await redis.del(`${prefix}webhooks:feed-cursor`)),
       async enqueue(_service, bus, entries) {
         await append(entries);
         bus.publish(entries);

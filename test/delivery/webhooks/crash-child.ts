@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { systemClock } from '../../../src/clock.js';
-import { registerWebhooks, type WebhookService } from '../../../src/delivery/webhooks/index.js';
+import { createSqliteOutbox, registerWebhooks } from '../../../src/delivery/webhooks/index.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { createSqliteEventLog } from '../../../src/store/sqlite/sqlite-event-log.js';
 
@@ -14,10 +14,9 @@ const count = Number(countArg);
 const logger = pino({ level: 'silent' });
 const db = openDatabase(path);
 const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance;
-let service: WebhookService | undefined;
-const log = createSqliteEventLog({ db, onAppend: (entries) => service?.enqueueForEntries(entries) });
-service = await registerWebhooks(app, {
-  store: { kind: 'sqlite', db },
+const log = createSqliteEventLog({ db });
+await registerWebhooks(app, {
+  store: { outbox: createSqliteOutbox(db), feed: log.feed },
   clock: systemClock,
   logger,
   config: { allowedHosts: ['127.0.0.1'], concurrency: 4, timeoutMs: 2000 },

@@ -35,7 +35,7 @@ export async function startHarness(opts: {
   const bus = opts.bus ?? createMemoryBus();
   const app = Fastify({ loggerInstance: silentLogger }) as unknown as FastifyInstance;
   const service = await registerWebhooks(app, {
-    store: backend.store,
+    store: backend.store(() => clock.now()),
     dispatch: opts.dispatch,
     bus,
     clock,

@@ -1,6 +1,7 @@
 import { afterAll, it } from 'vitest';
 import { redisBackends } from './backends.js';
 import { chatDeliveryContract } from './chat.contract.js';
+import { feedReaderContract } from './feed-reader.contract.js';
 import { outboxContract } from './outbox.contract.js';
 import { takeoverContract } from './takeover.contract.js';
 
@@ -14,4 +15,5 @@ if (!url) {
   outboxContract('redis', backends.factory);
   chatDeliveryContract('redis', backends.factory);
   takeoverContract('redis', backends.factory);
+  feedReaderContract('redis', backends.factory);
 }

@@ -1,8 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/clock.js';
-import { registerWebhooks, type WebhookService } from '../../../src/delivery/webhooks/index.js';
+import {
+  createFeedReader,
+  createSqliteOutbox,
+  registerWebhooks,
+} from '../../../src/delivery/webhooks/index.js';
+import type { LogEntry } from '../../../src/events/envelope.js';
 import { buildApp } from '../../../src/http/app.js';
+import { createSqliteEventLog } from '../../../src/store/sqlite/sqlite-event-log.js';
 import { eventEntry, openMemoryDb, resetSeqs, silentLogger } from './helpers.js';
 
 const TOKEN = 'admin-token-0123456789';
@@ -17,8 +23,12 @@ async function setup(adminToken?: string, useBuildApp = false) {
   const db = openMemoryDb();
   const clock = createManualClock(Date.parse('2026-11-22T10:00:00Z'));
   // An offline receiver: these tests are about the API; retries wait on the manual clock.
+  const store = {
+    outbox: createSqliteOutbox(db, { now: () => clock.now() }),
+    feed: createSqliteEventLog({ db }).feed,
+  };
   const service = await registerWebhooks(app, {
-    store: { kind: 'sqlite', db },
+    store,
     clock,
     logger: silentLogger,
     config: { adminToken },
@@ -26,11 +36,17 @@ async function setup(adminToken?: string, useBuildApp = false) {
     send: async () => ({ headers: {}, body: '', error: 'offline' }),
   });
   await app.ready();
-  return { app, service, clock, db };
+  /** Puts events in the feed as the log's append does, then reads the feed into the outbox once. */
+  const feed = async (entries: LogEntry[]) => {
+    const insert = db.prepare('INSERT INTO log_feed (entry) VALUES (?)');
+    for (const e of entries) insert.run(JSON.stringify(e));
+    return createFeedReader({ ...store, clock, logger: silentLogger, pollIntervalMs: 60_000 }).feedOnce();
+  };
+  return { app, service, clock, db, feed };
 }
 
 describe('webhook endpoints API', () => {
-  let ctx: { app: FastifyInstance; service: WebhookService };
+  let ctx: Awaited<ReturnType<typeof setup>>;
   afterEach(async () => {
     await ctx.service.close();
     await ctx.app.close();
@@ -223,13 +239,13 @@ describe('webhook endpoints API', () => {
       filters: { country: 'AUS' },
     });
     await create({ url: 'https://hooks.example.com/off', enabled: false });
-    const n = ctx.service.enqueueForEntries([
+    const fed = await ctx.feed([
       eventEntry('race.results', { country: 'AUS' }, { raceId: 'race-1' }),
       eventEntry('race.results', { race: { country: 'NZ' } }, { raceId: 'race-2' }),
       eventEntry('runner.scratched', {}, { raceId: 'race-3' }),
     ]);
     // all: 3; r2: 1; aus: 1.
-    expect(n).toBe(5);
+    expect(fed).toEqual({ read: 3, enqueued: 5 });
   });
 
   it('sends a test event, lists deliveries, and replays one and a time range with the same event id', async () => {

@@ -1,6 +1,6 @@
+import type { ServerMessage, SnapshotMessage } from '@racewire/client/protocol';
 import fjp from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServerMessage, SnapshotMessage } from '../../../src/delivery/ws/messages.js';
 import { addRace, type Harness, PARTNER_KEY, raceDoc, startHarness, TestClient } from './harness.js';
 
 let h: Harness;

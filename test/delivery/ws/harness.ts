@@ -1,5 +1,6 @@
 /** A real fastify server with the gateway on an ephemeral loopback port, fed like the pipeline feeds it. */
 
+import type { ServerMessage } from '@racewire/client/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import WebSocket from 'ws';
@@ -9,7 +10,6 @@ import {
   registerWebSocketGateway,
   type WebSocketGateway,
 } from '../../../src/delivery/ws/gateway.js';
-import type { ServerMessage } from '../../../src/delivery/ws/messages.js';
 import type { MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
 import { createFeed, type Feed, testKeys } from '../feed.js';
 

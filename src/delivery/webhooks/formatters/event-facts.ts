@@ -1,6 +1,6 @@
 /**
  * Reads what a chat message needs from an event's `data`, defensively: the data is typed per event in
- * src/events/types.ts, but a formatter must never throw, so unknown shapes yield fewer facts and the
+ * clients/js/src/event-types.ts, but a formatter must never throw, so unknown shapes yield fewer facts and the
  * message degrades to a generic one.
  */
 import type { RaceEvent } from '../../../events/envelope.js';

@@ -1,9 +1,10 @@
 /**
- * The WebSocket wire protocol (docs/protocol.md): the gateway and the client SDK (clients/js) both import
- * this file, so the protocol has one source. Types plus a few constants; no dependencies at run time.
+ * The WebSocket wire protocol (docs/protocol.md), whose messages are also the data of Server-Sent Events:
+ * the SDK owns it and the gateway imports it (`@racewire/client/protocol`), so the protocol has one source.
+ * Types plus a few constants; no dependencies at run time.
  */
 import type { Operation } from 'fast-json-patch';
-import type { RaceEvent, StreamId } from '../../events/envelope.js';
+import type { RaceEvent, StreamId } from './envelope.js';
 
 export const PROTOCOL_VERSION = 1;
 /** Subprotocol the server selects; a client may also offer `token.<api key>` beside it. */

@@ -1,0 +1,68 @@
+/**
+ * A backend: everything that holds or shares state, built for one driver (config STORE) behind the same
+ * ports, so the composition root wires one shape whatever runs underneath. Drivers: memory (tests, no disk),
+ * sqlite (one durable node, the default), redis (several nodes on one Redis). docs/architecture.md has the
+ * picture.
+ */
+import type { Bus } from '../bus/bus.js';
+import type { Clock } from '../clock.js';
+import type { Leadership } from '../cluster/leadership.js';
+import type { SharedRaceView } from '../cluster/shared-race-view.js';
+import type { Config } from '../config.js';
+import type { WebhookStore } from '../delivery/webhooks/index.js';
+import type { ReadinessCheck } from '../http/health.js';
+import type { Logger } from '../logger.js';
+import type { EventLog } from '../store/ports.js';
+import type { RateWindow } from '../upstream/rate-window.js';
+
+export type Driver = 'memory' | 'sqlite' | 'redis';
+
+export interface BackendOptions {
+  config: Pick<
+    Config,
+    | 'DATA_DIR'
+    | 'EVENT_LOG_WINDOW'
+    | 'REDIS_URL'
+    | 'REDIS_PREFIX'
+    | 'NODE_ID'
+    | 'LEASE_TTL_MS'
+    | 'RACING_API_MAX_RPM'
+  >;
+  clock: Clock;
+  logger: Logger;
+  /** This node's subscribers per race (WebSocket and SSE). */
+  localSubscribers: () => ReadonlyMap<string, number>;
+  /** What the leader tells followers of its polling; read while this node leads. */
+  freshness: () => { discoveredAt: number | null; lastGoodAt: Record<string, number> };
+}
+
+/** Whether this node leads and whether its store answers, for the ops summary and the metrics. */
+export interface NodeStatus {
+  node: string;
+  leader: boolean;
+  redisUp: boolean;
+}
+
+export interface Backend {
+  readonly driver: Driver;
+  /** Several nodes share this backend: series get a `node` label and the ops summary a `cluster` part. */
+  readonly distributed: boolean;
+  readonly nodeId: string;
+  readonly log: EventLog;
+  readonly bus: Bus;
+  /** Where the webhook outbox lives. */
+  readonly webhookStore: WebhookStore;
+  readonly leadership: Leadership;
+  /** The request budget every node spends from (the limiter's `sharedWindow`). */
+  readonly requestWindow: RateWindow;
+  /** Subscribers per race over every node sharing the backend. */
+  subscribers(): ReadonlyMap<string, number>;
+  /** The day's races as the leader's discovery wrote them to the log: a follower's view. Absent on one node. */
+  readonly sharedView?: SharedRaceView;
+  readiness(): ReadinessCheck[];
+  status(): NodeStatus;
+  /** Stops leading first, then closes what the backend opened. */
+  close(): Promise<void>;
+}
+
+export type BackendFactory = (opts: BackendOptions) => Promise<Backend>;

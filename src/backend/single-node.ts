@@ -1,0 +1,71 @@
+/**
+ * The single-node backends: an in-process bus, leadership that is always this node's, an in-process request
+ * window, and the event log with the webhook outbox in one SQLite database (a file for `sqlite`, memory for
+ * `memory`, whose event log is the in-memory adapter).
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createMemoryBus } from '../bus/bus.js';
+import { alwaysLeader } from '../cluster/leadership.js';
+import { createSqliteOutbox } from '../delivery/webhooks/outbox.js';
+import {
+  createMemoryEventLog,
+  createSqliteEventLog,
+  type Database,
+  databasePath,
+  type EventLog,
+  openDatabase,
+} from '../store/index.js';
+import { createMemoryRateWindow } from '../upstream/memory-rate-window.js';
+import type { Backend, BackendFactory, BackendOptions, Driver } from './ports.js';
+
+export const defaultNodeId = () => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+
+function singleNode(driver: Driver, opts: BackendOptions, parts: { log: EventLog; db: Database }): Backend {
+  const { config, clock, logger } = opts;
+  const { log, db } = parts;
+  const nodeId = config.NODE_ID ?? defaultNodeId();
+  const leadership = alwaysLeader(logger);
+  return {
+    driver,
+    distributed: false,
+    nodeId,
+    log,
+    bus: createMemoryBus((err) => logger.error({ err }, 'bus listener failed')),
+    webhookStore: { outbox: createSqliteOutbox(db, { now: () => clock.now() }), feed: log.feed },
+    leadership,
+    requestWindow: createMemoryRateWindow({ maxPerMinute: config.RACING_API_MAX_RPM, clock }),
+    subscribers: opts.localSubscribers,
+    readiness: () => [
+      {
+        name: 'store',
+        check: async () => {
+          await log.head('readiness-probe');
+          return { ok: true };
+        },
+      },
+    ],
+    status: () => ({ node: nodeId, leader: leadership.isLeader(), redisUp: false }),
+    async close() {
+      await leadership.close();
+      await log.close();
+      db.close();
+    },
+  };
+}
+
+/** Nothing survives the process: the log in memory, the outbox in an in-memory SQLite database. */
+export const memoryBackend: BackendFactory = async (opts) =>
+  singleNode('memory', opts, {
+    log: createMemoryEventLog({ window: opts.config.EVENT_LOG_WINDOW }),
+    db: openDatabase(':memory:'),
+  });
+
+/** Everything in `DATA_DIR/racewire.db`: the log, its feed and the outbox, so one transaction spans them. */
+export const sqliteBackend: BackendFactory = async (opts) => {
+  const db = openDatabase(databasePath(opts.config.DATA_DIR));
+  return singleNode('sqlite', opts, {
+    log: createSqliteEventLog({ db, window: opts.config.EVENT_LOG_WINDOW }),
+    db,
+  });
+};

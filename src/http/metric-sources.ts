@@ -1,0 +1,39 @@
+/** Binds the gauges collected on scrape (metrics.ts) to the components they describe, and counts bus entries. */
+
+import type { NodeStatus } from '../backend/ports.js';
+import type { Bus } from '../bus/bus.js';
+import type { RaceView } from '../watch/poller.js';
+import type { Metrics } from './metrics.js';
+
+export interface MetricComponents {
+  bus: Bus;
+  budget: () => { used: number; left: number; queued: number };
+  view: () => RaceView;
+  webSocketConnections: () => number;
+  outboxDepth: () => Promise<number>;
+  /** Present when several nodes share the backend. */
+  cluster?: () => NodeStatus;
+}
+
+/** Returns a function that stops counting bus entries. */
+export function bindMetricSources(metrics: Metrics, c: MetricComponents): () => void {
+  metrics.sources.budget = c.budget;
+  metrics.sources.staleness = function* () {
+    const current = c.view();
+    for (const race of current.races().values()) {
+      const ms = current.staleness(race.raceId);
+      if (ms !== undefined && race.finishedAt === undefined) yield { raceId: race.raceId, ms };
+    }
+  };
+  metrics.sources.webSocketConnections = c.webSocketConnections;
+  metrics.sources.outboxDepth = c.outboxDepth;
+  if (c.cluster) metrics.sources.cluster = c.cluster;
+  return c.bus.subscribe((entries) => {
+    for (const entry of entries) {
+      if (entry.kind === 'event') metrics.events.inc({ type: entry.event.type });
+      else if (entry.kind === 'patch')
+        metrics.patchBytes.observe({ kind: 'patch' }, JSON.stringify(entry.ops).length);
+      else metrics.patchBytes.observe({ kind: 'snapshot' }, JSON.stringify(entry.document).length);
+    }
+  });
+}
