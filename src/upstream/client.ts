@@ -1,8 +1,8 @@
 /**
- * The racing API client: the three operations racewire uses, `enc=json` on each, every body validated with the lenient
- * schemas. Methods resolve with the validated payload (its ResponseMeta reachable through `responseMeta()`)
- * or reject with exactly one UpstreamError subclass (see errors.ts); nothing else escapes except the caller's
- * own abort reason or LimiterClosedError.
+ * The racing API client: the three operations racewire uses, `enc=json` on each, every body validated with
+ * the lenient schemas. Methods resolve with the validated payload (its ResponseMeta reachable through
+ * `responseMeta()`) or reject with exactly one UpstreamError subclass (see errors.ts); nothing else escapes
+ * except the caller's own abort reason or LimiterClosedError.
  *
  * Every attempt, retries included, goes through the shared limiter. A 429 pauses the limiter (so every
  * request waits) for Retry-After, then the request is retried through it; 5xx, timeouts and connection
@@ -143,18 +143,17 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
         const outcome = interpret(raw, path, schema, (bodySeconds) =>
           retryAfterDelay(rateLimit.retryAfterMs, bodySeconds, policy),
         );
-        const refused = outcome.ok ? check?.(outcome.value, raw.status) : outcome.error;
-        if (!refused) {
-          const value = (outcome as { value: z.infer<S> & { header?: { generated_time?: unknown } } }).value;
-          if (typeof value.header?.generated_time === 'string')
-            meta.generatedTime = value.header.generated_time;
+        const refused = outcome.ok ? check?.(outcome.value, raw.status) : undefined;
+        if (outcome.ok && !refused) {
+          const generated = (outcome.value as { header?: { generated_time?: unknown } }).header
+            ?.generated_time;
+          if (typeof generated === 'string') meta.generatedTime = generated;
+          opts.onResponse?.(meta);
+          logger?.debug({ path, status: raw.status, latencyMs: raw.latencyMs, attempt }, 'upstream response');
+          return attachMeta(outcome.value as object, meta) as WithMeta<z.infer<S>>;
         }
         opts.onResponse?.(meta);
-        if (!refused) {
-          logger?.debug({ path, status: raw.status, latencyMs: raw.latencyMs, attempt }, 'upstream response');
-          return attachMeta((outcome as { value: object }).value, meta) as WithMeta<z.infer<S>>;
-        }
-        error = refused;
+        error = outcome.ok ? (refused as UpstreamError) : outcome.error;
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err; // caller's abort, or the limiter closed
         error = err;
