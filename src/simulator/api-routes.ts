@@ -5,165 +5,118 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import { type EventOptions, eventData } from './event-payload.js';
+import { type ApiError, type ErrorShape, errorBody, rateLimitBody } from './api-errors.js';
+import { BETS_LIMIT, type EventOptions, eventData } from './event-payload.js';
 import type { ArmedFault, FaultQueue } from './faults.js';
-import { isoNano, meetingRecord, raceA, raceSummary } from './payloads.js';
+import { type Query, readMeetingsQuery, selectMeetings } from './meetings-query.js';
+import { isoNano, meetingRecord, raceA } from './payloads.js';
 import type { RateDecision } from './rate-limit.js';
+import { toteTick } from './tote.js';
 import type { SimWorld } from './world.js';
 
 export const API_PREFIX = '/affiliates/v1/racing';
-const EVENT_CACHE_SIZE = 400;
+/** Serialised event payloads kept (~200 KB each). */
+const EVENT_CACHE_SIZE = 150;
 
 interface Deps {
   world: SimWorld;
   clock: Clock;
   faults: FaultQueue;
   rate: (() => RateDecision) | undefined;
+  /** Base URL of the silk images in payloads; default: http:// and the request's Host. */
+  silkBaseUrl: string | undefined;
   /** Aborted on close so slow responses end. */
   closing: AbortSignal;
 }
 
-type Query = Record<string, string | undefined>;
-
 /** Outcome of an operation: a JSON payload (object, or pre-serialised data) or an error. */
 type Outcome =
-  | {
-      status: 200;
-      title: string;
-      params: Record<string, unknown> | undefined;
-      data: Record<string, unknown> | string;
-    }
-  | { status: 400 | 404; error: string; message: string };
+  | { title: string; params: Record<string, unknown> | undefined; data: Record<string, unknown> | string }
+  | { title: string; error: ApiError };
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-
-/** Parses date_from/date_to: YYYY-MM-DD, `today`, or an ISO datetime; epoch ms, or undefined if invalid. */
-export function parseDateParam(value: string | undefined, now: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'today') return Math.floor(now / 60_000) * 60_000;
-  if (DATE_ONLY.test(value) || DATE_TIME.test(value)) {
-    const ms = Date.parse(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
-    return Number.isNaN(ms) ? undefined : ms;
-  }
-  return undefined;
-}
-
-const dayOf = (ms: number) => Math.floor(ms / 86_400_000) * 86_400_000;
 const flag = (q: Query, name: string) => q[name] === 'true' || q[name] === '1';
+const notFound = (title: string, what: string): Outcome => ({
+  title,
+  error: { status: 404, code: 'not_found', message: `${what} not found` },
+});
+const HOST = /^[A-Za-z0-9.:[\]-]{1,100}$/;
 
 export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
   const { world, clock } = deps;
-  // Latest serialised `data` per (race, options), keyed by what it is a function of.
+  // Latest serialised `data` per (race, options, silk base), keyed by what it is a function of.
   const eventCache = new Map<string, { stamp: string; data: string }>();
 
   const meetings = (q: Query): Outcome => {
     const now = clock.now();
-    for (const name of ['date_from', 'date_to'] as const) {
-      if (q[name] === undefined) return { status: 400, error: 'bad_request', message: `${name} is required` };
-      if (parseDateParam(q[name], now) === undefined) {
-        return {
-          status: 400,
-          error: 'bad_request',
-          message: `${name} must be YYYY-MM-DD, today, or an ISO 8601 datetime; got ${JSON.stringify(q[name])}`,
-        };
-      }
-    }
-    const from = parseDateParam(q.date_from, now) as number;
-    const to = parseDateParam(q.date_to, now) as number;
-    const limit = q.limit === undefined ? 100 : Number(q.limit);
-    const offset = q.offset === undefined ? 0 : Number(q.offset);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
-      return { status: 400, error: 'bad_request', message: 'limit must be an integer from 1 to 200' };
-    }
-    if (!Number.isInteger(offset) || offset < 0) {
-      return { status: 400, error: 'bad_request', message: 'offset must be a non-negative integer' };
-    }
-    const selected = world.meetings.filter(
-      (m) =>
-        m.date >= dayOf(from) &&
-        m.date <= dayOf(to) &&
-        (!q.country || m.country === q.country) &&
-        (!q.category || m.category === q.category),
+    const title = 'Race Meetings';
+    const req = readMeetingsQuery(q, now, world.availableDays(now));
+    if (typeof req === 'string') return { title, error: { status: 400, code: 'bad_request', message: req } };
+    const listed = world.meetingsDated(req.from, req.to, now).filter((m) => world.listed(m, now));
+    const page = selectMeetings(listed, req).slice(req.offset, req.offset + req.limit);
+    const records = page.map((m) =>
+      meetingRecord(
+        m,
+        m.races.map((r) => world.summaryAt(r.id, now)),
+        false,
+      ),
     );
-    const list = selected.slice(offset, offset + limit).map((m) => {
-      const states = m.races.map((r) => world.stateAt(r.id, now).state);
-      const summaries = m.races.map((r, i) => raceSummary(r, states[i] as never, false));
-      return meetingRecord(m, summaries, states.at(-1)?.trackCondition ?? m.trackCondition, false);
-    });
-    return {
-      status: 200,
-      title: 'Race Meetings',
-      params: {
-        enc: q.enc ?? 'json',
-        ids: null,
-        date_from: `${new Date(from).toISOString().slice(0, 19)}Z`,
-        date_to: `${new Date(to).toISOString().slice(0, 19)}Z`,
-        type: q.category ?? ' ',
-        country: q.country ?? ' ',
-        limit,
-        offset,
-        futures: false,
-        meeting_numbers: null,
-      },
-      data: { meetings: list },
-    };
+    return { title, params: req.params, data: { meetings: records } };
   };
 
   const meeting = (id: string, q: Query): Outcome => {
+    const title = 'Get meeting by id';
     const m = world.meeting(id);
-    if (!m) return { status: 404, error: 'not_found', message: `meeting ${id} not found` };
     const now = clock.now();
-    const states = m.races.map((r) => world.stateAt(r.id, now).state);
-    const summaries = m.races.map((r, i) => raceSummary(r, states[i] as never, true));
+    if (!m || !world.listed(m, now)) return notFound(title, `meeting ${id}`);
+    const states = m.races.map((r) => world.summaryAt(r.id, now));
     return {
-      status: 200,
-      title: 'Get meeting by id',
+      title,
       params: { enc: q.enc ?? 'json', id },
-      data: {
-        meetings: [meetingRecord(m, summaries, states.at(-1)?.trackCondition ?? m.trackCondition, true)],
-      },
+      data: { meetings: [meetingRecord(m, states, true)] },
     };
   };
 
   const race = (id: string, q: Query): Outcome => {
+    const title = 'Race details';
     const r = world.race(id);
-    if (!r) return { status: 404, error: 'not_found', message: `race ${id} not found` };
+    if (!r || !world.listed(r.meeting)) return notFound(title, `race ${id}`);
     return {
-      status: 200,
-      title: 'Race details',
+      title,
       params: { enc: q.enc ?? 'json', id },
       data: { races: [raceA(r, world.stateAt(id).state)] },
     };
   };
 
-  const event = (id: string, q: Query): Outcome => {
+  const event = (id: string, q: Query, silkBase: string): Outcome => {
+    const title = `Event Details: ${id}`;
     const r = world.race(id);
-    if (!r) return { status: 404, error: 'not_found', message: `event ${id} not found` };
+    const now = clock.now();
+    if (!r || !world.listed(r.meeting, now)) return notFound(title, `event ${id}`);
     const opts: EventOptions = {
       moneyTracker: flag(q, 'with_money_tracker'),
-      willPays: flag(q, 'will_pays') || flag(q, 'with_will_pays'),
+      willPays: flag(q, 'with_will_pays'),
       toteTrends: flag(q, 'with_tote_trends_data'),
       bigBets: flag(q, 'with_big_bets'),
       liveBets: flag(q, 'with_live_bets'),
       biggestBet: flag(q, 'with_biggest_bet'),
     };
-    const { state, count } = world.stateAt(id);
-    // The data member is a function of (race, its change list, changes applied, options): serialise it once.
-    const key = `${id}|${Object.values(opts).map(Number).join('')}`;
-    const stamp = `${world.version(id)}|${count}`;
+    const { state, count } = world.stateAt(id, now);
+    const bets = world.bets(id);
+    const betsPlaced =
+      opts.bigBets || opts.liveBets || opts.biggestBet ? bets.filter((b) => b.at <= now).length : 0;
+    // The data member is a function of (race, its changes applied, the tote tick, bets placed, options).
+    const key = `${id}|${Object.values(opts).map(Number).join('')}|${silkBase}`;
+    const stamp = `${world.version(id)}|${count}|${toteTick(now, state.startTime, state.closedAt)}|${betsPlaced}`;
     let entry = eventCache.get(key);
     if (entry?.stamp !== stamp) {
-      entry = { stamp, data: JSON.stringify(eventData(r, state, opts)) };
+      const data = eventData({ seed: world.seed, race: r, state, t: now, bets, opts, silkBase });
+      entry = { stamp, data: JSON.stringify(data) };
       eventCache.delete(key);
       eventCache.set(key, entry);
-      // Bounded: drop the least recently rebuilt entry (~100 KB each).
       if (eventCache.size > EVENT_CACHE_SIZE) eventCache.delete(eventCache.keys().next().value as string);
     }
-    const data = entry.data;
     return {
-      status: 200,
-      title: `Event Details: ${id}`,
+      title,
       params: {
         enc: q.enc ?? 'json',
         id,
@@ -172,12 +125,18 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
         with_live_bets: opts.liveBets,
         with_money_tracker: opts.moneyTracker,
         with_biggest_bet: opts.biggestBet,
+        // The real echo names it will_pays although the query parameter is with_will_pays.
         will_pays: opts.willPays,
         with_tote_trends_data: opts.toteTrends,
+        ...(q.bet_type_filter !== undefined ? { bet_type_filter: q.bet_type_filter } : {}),
+        bets_limit: BETS_LIMIT,
       },
-      data,
+      data: entry.data,
     };
   };
+
+  const sendError = (reply: FastifyReply, shape: ErrorShape, error: ApiError, title: string, url: string) =>
+    send(reply, error.status, errorBody(shape, error, { title, url, now: clock.now() }));
 
   const handle =
     (op: (req: FastifyRequest) => Outcome) =>
@@ -194,33 +153,19 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
         const retry =
           fault?.kind === 'rate_limit' ? fault.retryAfterSeconds : Math.max(1, decision?.resetSeconds ?? 1);
         reply.header('Retry-After', retry);
-        return send(reply, 429, JSON.stringify({ error: 'rate_limit_exceeded', retry_after: retry }));
+        return send(reply, 429, rateLimitBody(retry));
       }
+      const failure: ApiError = { status: 500, code: 'internal_error', message: 'simulated server failure' };
       if (fault?.kind === 'not_found') {
-        return send(reply, 404, JSON.stringify({ error: 'not_found', message: `no resource at ${path}` }));
+        const error: ApiError = { status: 404, code: 'not_found', message: `no resource at ${path}` };
+        return sendError(reply, 'official', error, 'Not Found', req.url);
       }
-      if (fault?.kind === 'server_error') {
-        return send(
-          reply,
-          500,
-          JSON.stringify({ error: 'internal_error', message: 'simulated server failure' }),
-        );
-      }
-      if (fault?.kind === 'server_error_nested') {
-        return send(
-          reply,
-          500,
-          JSON.stringify({ error: { code: 'internal_error', message: 'simulated server failure' } }),
-        );
-      }
+      if (fault?.kind === 'server_error') return sendError(reply, 'flat', failure, '', req.url);
+      if (fault?.kind === 'server_error_nested') return sendError(reply, 'nested', failure, '', req.url);
+      if (fault?.kind === 'server_error_official')
+        return sendError(reply, 'official', failure, 'Internal Server Error', req.url);
       const outcome = op(req);
-      if (outcome.status !== 200) {
-        return send(
-          reply,
-          outcome.status,
-          JSON.stringify({ error: outcome.error, message: outcome.message }),
-        );
-      }
+      if ('error' in outcome) return sendError(reply, 'official', outcome.error, outcome.title, req.url);
       const header = { title: outcome.title, generated_time: isoNano(clock.now()), url: req.url };
       let body = envelope(header, outcome.params, outcome.data);
       if (fault) body = applyFault(fault, body);
@@ -236,6 +181,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
 
   const q = (req: FastifyRequest) => (req.query ?? {}) as Query;
   const id = (req: FastifyRequest) => (req.params as { id: string }).id;
+  const silkBase = (req: FastifyRequest) =>
+    deps.silkBaseUrl ?? `http://${HOST.test(req.headers.host ?? '') ? req.headers.host : 'localhost'}`;
   app.get(
     `${API_PREFIX}/meetings`,
     handle((req) => meetings(q(req))),
@@ -250,8 +197,16 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
   );
   app.get(
     `${API_PREFIX}/events/:id`,
-    handle((req) => event(id(req), q(req))),
+    handle((req) => event(id(req), q(req), silkBase(req))),
   );
+  app.get(`${API_PREFIX}/*`, async (req, reply) => {
+    const error: ApiError = {
+      status: 404,
+      code: 'not_found',
+      message: `no operation at ${req.url.split('?')[0]}`,
+    };
+    return sendError(reply, 'official', error, 'Not Found', req.url);
+  });
 }
 
 function envelope(

@@ -1,6 +1,7 @@
-/** Shared pieces of the world model: time units, the price ladder, change records, a race's open state. */
+/** Shared pieces of the world model: time units, the price ladders, change records, a race's open state. */
 import type { RaceStatic, RunnerState, TimedChange } from './model.js';
 
+export const SECOND = 1000;
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
@@ -11,7 +12,16 @@ export function ladder(p: number): number {
   const step = x < 4 ? 0.1 : x < 10 ? 0.5 : x < 30 ? 1 : 5;
   return Math.round(Math.round(x / step) * step * 100) / 100;
 }
-export const placeOf = (win: number) => Math.max(1.01, Math.round((1 + (win - 1) / 3.5) * 100) / 100);
+
+/**
+ * Fixed place price of a fixed win price. Fitted to the real payload: with three places paid the place
+ * price is 1 + (win - 1) / 5 up to ~15 (5 -> 1.8, 7.5 -> 2.3, 13 -> 3.3), and shallower for long shots
+ * (41 -> 7.5); 0.05 steps.
+ */
+export function placeOf(win: number, positionsPaid = 3): number {
+  const divisor = (positionsPaid >= 3 ? 5 : 3.5) + Math.max(0, win - 15) / 25;
+  return Math.max(1.01, Math.round((1 + (win - 1) / divisor) * 20) / 20);
+}
 
 export const byTime = (a: TimedChange, b: TimedChange) => a.at - b.at || a.seq - b.seq;
 
@@ -33,13 +43,15 @@ export function openState(race: RaceStatic): Map<string, RunnerState> {
       r.entrantId,
       {
         fixedWin: r.openWin,
-        fixedPlace: placeOf(r.openWin),
-        poolWin: r.openWin,
-        poolPlace: placeOf(r.openWin),
+        fixedPlace: placeOf(r.openWin, race.positionsPaid),
         flucs: [{ at: race.marketOpen, win: r.openWin }],
         scratchedAt: null,
         late: false,
+        deduction: null,
       },
     ]),
   );
 }
+
+export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export const dayOf = (ms: number) => Math.floor(ms / DAY) * DAY;

@@ -1,11 +1,19 @@
 /**
- * The /events/{id} payload (shape B). Reuses the real /events records as templates, so members and their order
- * match the real API; per-runner static parts are built once.
+ * The /events/{id} payload (shape B), members in the real order: race, results, dividends, substitutions,
+ * favourite, runners, derivatives, mover, big_bets, live_bets, biggest_bet, money_tracker, tote_pools,
+ * error. The `with_*` members are null unless asked for, as big_bets, live_bets and biggest_bet are in the
+ * real payload. Runner records come from the real one (runner-record.ts); favourite and mover are full
+ * entrant records as in the real payload.
  */
-import { templates } from './data.js';
+import { BIG_BET, type SimBet } from './bets.js';
+import { betRecord, raceRecord } from './event-records.js';
 import type { RaceState, RaceStatic, RunnerState, RunnerStatic } from './model.js';
-import { iso, isoNano, nzClock } from './payloads.js';
-import { rngFor } from './rng.js';
+import { moneyTracker } from './money.js';
+import { iso, isoNano } from './payloads.js';
+import { staticRunners } from './runner-record.js';
+import { silkUrl } from './silks.js';
+import { pricesAt } from './tote.js';
+import { substitutions, totePools } from './tote-payload.js';
 
 /** Members of the runner record that the entrant record (favourite, mover) does not have. */
 const RUNNER_ONLY = new Set([
@@ -20,8 +28,6 @@ const RUNNER_ONLY = new Set([
   'scr_time',
 ]);
 
-// ---- shape B ----------------------------------------------------------------------------------
-
 export interface EventOptions {
   moneyTracker: boolean;
   willPays: boolean;
@@ -31,133 +37,134 @@ export interface EventOptions {
   biggestBet: boolean;
 }
 
-/** Per-runner static part of the ~90-member runner record, built once per runner. */
-const runnerBase = new WeakMap<RunnerStatic, Record<string, unknown>>();
+/** Bets listed per member, as the real params echo (`bets_limit: 10`). */
+export const BETS_LIMIT = 10;
 
-function baseRunner(race: RaceStatic, r: RunnerStatic): Record<string, unknown> {
-  let base = runnerBase.get(r);
-  if (base) return base;
-  const slug = r.name.toLowerCase().replace(/[^a-z]+/g, '-');
-  const code = race.meeting.category;
-  base = {
-    ...templates.runner,
-    entrant_id: r.entrantId,
-    name: r.name,
-    barrier: r.barrier,
-    runner_number: r.number,
-    jockey: r.jockey,
-    trainer_name: r.trainer,
-    country: race.meeting.country,
-    horse_id: r.horseId,
-    last_twenty_starts: r.form,
-    weight: code === 'H' ? null : { allocated: String(r.weight), total: String(r.weight) },
-    silk_url_64x64: `https://silks.sim.racewire.invalid/${slug}_64x64.png`,
-    silk_url_128x128: `https://silks.sim.racewire.invalid/${slug}_128x128.png`,
-    speedmap: { ...(templates.runner.speedmap as object), entrant_id: r.entrantId },
-    runner_change: null,
-    ...(code === 'G' ? { best_time: '30.12', predictors: [] } : {}),
-    ...(code === 'H' ? { barrier_position: `Fr${r.barrier}` } : {}),
-  };
-  runnerBase.set(r, base);
-  return base;
+export interface EventInput {
+  seed: number;
+  race: RaceStatic;
+  state: RaceState;
+  t: number;
+  bets: readonly SimBet[];
+  opts: EventOptions;
+  /** Where the simulator serves silks, e.g. http://127.0.0.1:8081. */
+  silkBase: string;
 }
 
-function runnerB(race: RaceStatic, r: RunnerStatic, s: RunnerState, fav: boolean, mover: boolean) {
+const live = (race: RaceStatic, state: RaceState) =>
+  race.runners.filter((r) => state.runners.get(r.entrantId)?.scratchedAt === null);
+const runnerState = (state: RaceState, r: RunnerStatic) => state.runners.get(r.entrantId) as RunnerState;
+
+/** The favourite: the shortest fixed win price still running (lowest number on a tie). */
+function favourite(race: RaceStatic, state: RaceState): RunnerStatic | undefined {
+  let best: RunnerStatic | undefined;
+  for (const r of live(race, state)) {
+    if (!best || runnerState(state, r).fixedWin < runnerState(state, best).fixedWin) best = r;
+  }
+  return best;
+}
+
+/**
+ * The mover: the runner whose fixed-odds chance (1 / price) rose most since the open. In the real
+ * payload that is the runner flagged (8.5 -> 5), not the biggest drop in price (41 -> 13).
+ */
+function mover(race: RaceStatic, state: RaceState): RunnerStatic | undefined {
+  let best: RunnerStatic | undefined;
+  let gain = Number.NEGATIVE_INFINITY;
+  for (const r of live(race, state)) {
+    const s = runnerState(state, r);
+    const g = 1 / s.fixedWin - 1 / (s.flucs[0]?.win ?? s.fixedWin);
+    if (g > gain) [best, gain] = [r, g];
+  }
+  return best;
+}
+
+function runnerRecord(
+  base: Record<string, unknown>,
+  input: EventInput,
+  r: RunnerStatic,
+  flags: { fav: boolean; mover: boolean },
+  pool: { win: number; place: number } | undefined,
+) {
+  const s = runnerState(input.state, r);
   const scratched = s.scratchedAt !== null;
   const flucs = s.flucs.map((f) => ({ timestamp: isoNano(f.at), fluc: f.win }));
-  const wins = s.flucs.map((f) => f.win);
+  const silk64 = silkUrl(input.silkBase, r.silk, 64);
+  const silk128 = silkUrl(input.silkBase, r.silk, 128);
   return {
-    ...baseRunner(race, r),
+    ...base,
     is_scratched: scratched,
     is_late_scratched: scratched && s.late,
-    odds: { fixed_win: s.fixedWin, fixed_place: s.fixedPlace, pool_win: s.poolWin, pool_place: s.poolPlace },
+    odds: {
+      fixed_win: s.fixedWin,
+      fixed_place: s.fixedPlace,
+      // Absent before the tote opens, and for a scratched runner (README: pool_* prices can be absent).
+      ...(pool ? { pool_win: pool.win, pool_place: pool.place } : {}),
+    },
     scratch_time: scratched ? Math.floor((s.scratchedAt as number) / 1000) : 0,
-    favourite: fav,
-    mover,
-    flucs: wins,
+    silk_url_64x64: silk64,
+    silk_url_128x128: silk128,
+    alt_silk_url_64x64: silk64,
+    alt_silk_url_128x128: silk128,
+    favourite: flags.fav,
+    mover: flags.mover,
+    flucs: s.flucs.map((f) => f.win),
     scr_time: scratched ? iso(s.scratchedAt as number) : null,
     flucs_with_timestamp: {
       last_six: flucs.slice(-6),
       open: flucs[0],
       high: flucs.reduce((a, b) => (b.fluc > a.fluc ? b : a)),
       low: flucs.reduce((a, b) => (b.fluc < a.fluc ? b : a)),
+      nine_am: flucs[0],
     },
+    ...(s.deduction ? { deduction: s.deduction } : {}),
   };
 }
 
-function totePools(race: RaceStatic, state: RaceState, opts: EventOptions): Record<string, unknown>[] {
-  const closed = state.status !== 'Open';
-  const growth = 1 + state.moves * 0.05;
-  return templates.totePools.map((p) => ({
-    ...p,
-    total: Math.round((p.total as number) * race.poolScale * growth * 100) / 100,
-    status: closed ? 'CLOSED' : 'OPEN',
-    is_final: state.status === 'Final',
-    ...(opts.toteTrends
-      ? { tote_trends: { pool_total: Math.round((p.total as number) * race.poolScale * growth) } }
-      : {}),
-    ...(opts.willPays && p.product_type === 'EarlyQuadrella' ? { will_pays: [] } : {}),
-  }));
+function betsMembers(input: EventInput) {
+  const { race, state, t, opts } = input;
+  const until = Math.min(t, state.closedAt ?? Number.POSITIVE_INFINITY);
+  const placed = input.bets.filter((b) => {
+    if (b.at > until) return false;
+    // A bet on a runner scratched before it was placed could not have been taken.
+    return b.entrantIds.every((id) => {
+      const at = state.runners.get(id)?.scratchedAt;
+      return at == null || at > b.at;
+    });
+  });
+  const record = (b: SimBet) => betRecord(race, b);
+  const newest = (list: SimBet[]) => list.slice(-BETS_LIMIT).reverse().map(record);
+  const biggest = placed.reduce<SimBet | undefined>((a, b) => (!a || b.stake > a.stake ? b : a), undefined);
+  return {
+    big_bets: opts.bigBets ? newest(placed.filter((b) => b.stake >= BIG_BET)) : null,
+    live_bets: opts.liveBets ? newest(placed) : null,
+    biggest_bet: opts.biggestBet && biggest ? record(biggest) : null,
+  };
 }
 
-export function eventData(race: RaceStatic, state: RaceState, opts: EventOptions): Record<string, unknown> {
-  const m = race.meeting;
-  const live = race.runners.filter((r) => state.runners.get(r.entrantId)?.scratchedAt === null);
-  const price = (r: RunnerStatic) => (state.runners.get(r.entrantId) as RunnerState).fixedWin;
-  const fav = live.reduce<RunnerStatic | undefined>((a, b) => (!a || price(b) < price(a) ? b : a), undefined);
-  const drop = (r: RunnerStatic) => {
-    const f = (state.runners.get(r.entrantId) as RunnerState).flucs;
-    return f.length < 2
-      ? 0
-      : (f[f.length - 2] as { win: number }).win - (f[f.length - 1] as { win: number }).win;
-  };
-  const mover = live.reduce<RunnerStatic | undefined>((a, b) => (!a || drop(b) > drop(a) ? b : a), undefined);
-  const runners = race.runners.map((r) =>
-    runnerB(race, r, state.runners.get(r.entrantId) as RunnerState, r === fav, r === mover),
+export function eventData(input: EventInput): Record<string, unknown> {
+  const { seed, race, state, t, opts } = input;
+  const tote = pricesAt(seed, race, state, t);
+  const prices = tote?.prices ?? new Map();
+  const fav = favourite(race, state);
+  const move = mover(race, state);
+  const bases = staticRunners(seed, race);
+  const runners = race.runners.map((r, i) =>
+    runnerRecord(
+      bases[i] as Record<string, unknown>,
+      input,
+      r,
+      { fav: r === fav, mover: r === move },
+      prices.get(r.entrantId),
+    ),
   );
   const entrant = (r: RunnerStatic | undefined) => {
-    const rec = runners.find((x) => (x as Record<string, unknown>).entrant_id === r?.entrantId);
-    if (!rec) return null;
-    return Object.fromEntries(Object.entries(rec).filter(([k]) => !RUNNER_ONLY.has(k)));
+    const rec = r ? runners[race.runners.indexOf(r)] : undefined;
+    return rec ? Object.fromEntries(Object.entries(rec).filter(([k]) => !RUNNER_ONLY.has(k))) : null;
   };
-  const advertised = Math.floor(state.startTime / 1000);
-  const actual = state.actualStart === null ? 0 : Math.floor(state.actualStart / 1000);
-  const raceB = {
-    ...templates.race,
-    event_id: race.id,
-    meeting_name: m.name,
-    display_meeting_name: m.name,
-    meeting_id: m.id,
-    status: state.status,
-    description: race.name,
-    advertised_start: advertised,
-    actual_start: actual,
-    advertised_start_string: `${iso(state.startTime).replace('T', ' ').slice(0, 19)} +0000 UTC`,
-    actual_start_string: actual
-      ? `${iso(actual * 1000)
-          .replace('T', ' ')
-          .slice(0, 19)} +0000 UTC`
-      : '',
-    race_date_nz: new Date(state.startTime + 12 * 3_600_000).toISOString().slice(0, 10),
-    start_time_nz: `${nzClock(state.startTime)} NZST`,
-    race_number: race.raceNumber,
-    type: m.category,
-    start_type: m.category === 'H' ? 'Mobile' : '',
-    country: m.country,
-    state: m.state,
-    distance: race.distance,
-    weather: m.weather,
-    comment: '',
-    track_condition: state.trackCondition,
-    entrant_count: race.runners.length,
-    field_size: live.length,
-    positions_paid: race.positionsPaid,
-    tips: live.slice(0, 4).map((r) => r.entrantId),
-    video_channels_meta: null,
-    protest: state.protest,
-    protest_reason: state.protest ? 'Protest upheld: placings amended' : '',
+  const data: Record<string, unknown> = {
+    race: raceRecord(race, state, live(race, state), input.silkBase),
   };
-  const data: Record<string, unknown> = { race: raceB };
   if (state.results) {
     const byId = new Map(race.runners.map((r) => [r.entrantId, r]));
     data.results = state.results.map((row) => {
@@ -177,7 +184,7 @@ export function eventData(race: RaceStatic, state: RaceState, opts: EventOptions
   if (state.dividends.length > 0) {
     data.dividends = state.dividends.map((d) => ({
       id: d.id,
-      tote: m.country === 'NZ' ? 'NZ' : 'AU',
+      tote: 'NZ',
       product_name: d.product,
       status: d.status,
       dividend: d.dividend,
@@ -187,25 +194,14 @@ export function eventData(race: RaceStatic, state: RaceState, opts: EventOptions
       description: d.positions.map((p) => p.runner_number).join(':'),
     }));
   }
-  data.substitutions = null;
+  data.substitutions = substitutions(race, prices);
   data.favourite = entrant(fav);
   data.runners = runners;
   data.derivatives = null;
-  data.mover = entrant(mover);
-  data.big_bets = opts.bigBets ? [] : null;
-  data.live_bets = opts.liveBets ? [] : null;
-  data.biggest_bet = null;
-  if (opts.moneyTracker) {
-    const rng = rngFor(race.index, race.id, 'money', state.moves);
-    data.money_tracker = {
-      entrants: live.map((r) => ({
-        entrant_id: r.entrantId,
-        hold_percentage: rng.int(0, 12),
-        bet_percentage: rng.int(0, 12),
-      })),
-    };
-  }
-  data.tote_pools = totePools(race, state, opts);
+  data.mover = entrant(move);
+  Object.assign(data, betsMembers(input));
+  data.money_tracker = opts.moneyTracker ? moneyTracker(seed, race, state, t) : null;
+  data.tote_pools = totePools(race, state, tote?.tick ?? null, prices, opts);
   data.error = '';
   return data;
 }

@@ -4,6 +4,7 @@ export type FaultKind =
   | 'rate_limit'
   | 'server_error'
   | 'server_error_nested'
+  | 'server_error_official'
   | 'slow'
   | 'malformed_json'
   | 'missing_members'
@@ -15,6 +16,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'rate_limit',
   'server_error',
   'server_error_nested',
+  'server_error_official',
   'slow',
   'malformed_json',
   'missing_members',

@@ -1,22 +1,24 @@
 /**
  * The racing API simulator: the default upstream of racewire and the ground of its tests.
- * A seeded race day (the real timetable laid onto a chosen day) served over fastify with the real API's
- * shapes, its own rate limit, fault injection, and a control API under /__sim.
+ * Seeded race days (the real timetable laid onto the configured day, the day before and the days after)
+ * served over fastify with the real API's shapes, its own rate limit, fault injection, the silk images
+ * its payloads link to, and a control API under /__sim.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino from 'pino';
 import type { Clock } from '../clock.js';
 import { API_PREFIX, registerApiRoutes } from './api-routes.js';
+import { dayStart, LAST_START_OFFSET } from './calendar.js';
 import { DAY } from './changes.js';
 import { registerControlRoutes } from './control-routes.js';
-import { timetable } from './data.js';
 import { createFaultQueue, type FaultControl } from './faults.js';
 import type { SimChange } from './model.js';
 import { createSlidingWindow, type RateDecision } from './rate-limit.js';
-import { dayStart } from './schedule.js';
+import { registerSilkRoutes } from './silks.js';
 import { SimWorld } from './world.js';
 
 export { API_PREFIX } from './api-routes.js';
+export type { SimBet } from './bets.js';
 export type { FaultControl, FaultKind, FaultSpec } from './faults.js';
 export type { ChangeType, SimChange } from './model.js';
 export { type RaceView, SimWorld, SimWorldError } from './world.js';
@@ -27,6 +29,11 @@ export interface SimulatorOptions {
   day?: Date | string;
   rateLimit?: { perMinute: number } | false;
   logger?: pino.Logger;
+  /**
+   * Base URL of the silk images the payloads link to (the simulator serves them under /silks). Default:
+   * http:// and the Host the request came with, so links work however the simulator was reached.
+   */
+  silkBaseUrl?: string;
   /** Sees every request to the racing API's paths as it arrives (tests audit the budget with it). */
   onApiRequest?: (request: { path: string; at: number }) => void;
 }
@@ -48,9 +55,8 @@ const UNLIMITED: RateDecision = { allowed: true, limit: 1_000_000, remaining: 1_
  * 17:02 UTC), so that a live run always has racing ahead of it.
  */
 export function defaultDay(now: number): number {
-  const day = dayStart(new Date(now));
-  const last = Math.max(...timetable.meetings.flatMap((m) => m[5].map((r) => r[2])));
-  return now > day + last * 1000 ? day + DAY : day;
+  const day = dayStart(now);
+  return now > day + LAST_START_OFFSET ? day + DAY : day;
 }
 
 export async function createSimulator(opts: SimulatorOptions): Promise<Simulator> {
@@ -80,15 +86,17 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
     clock,
     faults,
     rate: window ? () => window.hit() : () => UNLIMITED,
+    silkBaseUrl: opts.silkBaseUrl?.replace(/\/+$/, ''),
     closing: closing.signal,
   });
+  registerSilkRoutes(app, (id) => world.race(id));
   registerControlRoutes(app, world, faults);
   app.setNotFoundHandler((req, reply) =>
     reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` }),
   );
   await app.ready();
   logger.debug(
-    { seed, day: new Date(day).toISOString().slice(0, 10), races: world.races.length },
+    { seed, day: new Date(day).toISOString().slice(0, 10), days: 3, races: world.races.length },
     'simulator ready',
   );
 

@@ -1,4 +1,5 @@
 /** Types of the simulated world: static race data, timed changes, and a race's state at an instant. */
+import type { MeetingExtras } from './data.js';
 
 export type ChangeType =
   | 'odds'
@@ -20,6 +21,13 @@ export interface SimChange {
   detail: Record<string, unknown>;
 }
 
+export interface Silk {
+  pattern: string;
+  body: string;
+  trim: string;
+  cap: string;
+}
+
 export interface RunnerStatic {
   entrantId: string;
   horseId: number;
@@ -29,13 +37,20 @@ export interface RunnerStatic {
   jockey: string;
   trainer: string;
   weight: number;
+  /** last_twenty_starts, e.g. "4776X". */
   form: string;
+  /** Relative chance to win at the market's open (latent; prices are drawn from it). */
+  strength: number;
   /** Price when the market opens. */
   openWin: number;
+  silk: Silk;
 }
 
 export interface MeetingStatic {
   id: string;
+  /** YYYY-MM-DD of the meeting's date. */
+  dayKey: string;
+  /** Position in the day's timetable (ordered by first start). */
   index: number;
   name: string;
   category: 'T' | 'H' | 'G' | string;
@@ -45,13 +60,23 @@ export interface MeetingStatic {
   weather: string;
   /** Midnight UTC of the meeting's date, epoch ms. */
   date: number;
+  /** Advertised start of its first race. */
+  firstStart: number;
+  /** When /meetings starts listing it and its markets open. */
+  listedAt: number;
   toteMeetingNumber: number;
+  /** What the real list adds to this meeting (tote meetings). */
+  extras: MeetingExtras;
+  /** Race numbers of the early quaddie and the quaddie legs (empty when the real meeting had none). */
+  earlyQuaddie: number[];
+  quaddie: number[];
+  /** Track downgraded during the day: each race not yet run journals it. */
+  downgrade: { at: number; to: string } | null;
   races: RaceStatic[];
 }
 
 export interface RaceStatic {
   id: string;
-  index: number;
   meeting: MeetingStatic;
   raceNumber: number;
   name: string;
@@ -59,9 +84,13 @@ export interface RaceStatic {
   /** Advertised start before any delay, epoch ms. */
   advertisedStart: number;
   marketOpen: number;
-  runners: RunnerStatic[];
-  positionsPaid: number;
+  /** Abandoned in the real day: the simulated race is abandoned before its start. */
+  abandoned: boolean;
+  /** Scale of its tote pools against the real race's. */
   poolScale: number;
+  /** Built on first use. */
+  readonly runners: RunnerStatic[];
+  readonly positionsPaid: number;
 }
 
 export interface Fluc {
@@ -72,11 +101,11 @@ export interface Fluc {
 export interface RunnerState {
   fixedWin: number;
   fixedPlace: number;
-  poolWin: number;
-  poolPlace: number;
   flucs: Fluc[];
   scratchedAt: number | null;
   late: boolean;
+  /** Fixed-odds deduction of a late scratching, cents in the dollar. */
+  deduction: { win: number; place: number } | null;
 }
 
 export interface ResultRow {
@@ -100,13 +129,14 @@ export interface RaceState {
   status: string;
   startTime: number;
   actualStart: number | null;
+  /** When the status first left Open (betting closed or abandoned): markets freeze there. */
+  closedAt: number | null;
   trackCondition: string;
   runners: Map<string, RunnerState>;
   results: ResultRow[] | null;
   dividends: DividendRow[];
-  protest: boolean;
-  /** Number of odds moves so far: pool totals grow with it (step-wise, so every change is journalled). */
-  moves: number;
+  /** Present once a protest or disqualification was decided (upheld or dismissed). */
+  protest: { reason: string } | null;
 }
 
 /** A change inside the world: the journalled part plus what the reducer needs. */

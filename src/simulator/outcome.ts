@@ -1,6 +1,12 @@
-/** Results and dividends of a finished race, derived deterministically from its placings and prices. */
+/**
+ * Results, protests and dividends of a finished race, derived deterministically from its placings and its
+ * prices at the close. As in the real payload, the win and place dividends are the pool prices at the
+ * close, and every dividend's pool_size is its pool's total.
+ */
+import type { ProtestKind } from './lifecycle.js';
 import type { DividendRow, RaceStatic, ResultRow, RunnerState } from './model.js';
 import { hashKey, rngFor } from './rng.js';
+import { type PoolPrice, TAKE_OUT } from './tote.js';
 
 const MARGINS = [
   'NSE',
@@ -23,7 +29,7 @@ const MARGIN_LENGTHS = [0.02, 0.1, 0.2, 0.25, 0.3, 0.3, 0.4, 0.5, 0.75, 1, 1.25,
 export function drawPlacings(
   seed: number,
   race: RaceStatic,
-  odds: Map<string, RunnerState>,
+  odds: ReadonlyMap<string, RunnerState>,
   salt: string,
 ): string[] {
   const rng = rngFor(seed, 'placings', race.id, salt);
@@ -54,63 +60,121 @@ export function resultRows(seed: number, race: RaceStatic, placings: string[]): 
   });
 }
 
+const ORDINAL = ['1st', '2nd', '3rd', '4th'];
+
+/** A protest's decision: the placings at Final and the reason text, in the styles of the real day. */
+export function protestOutcome(
+  seed: number,
+  race: RaceStatic,
+  placings: string[],
+  kind: ProtestKind,
+): { placings: string[]; reason: string } {
+  const rng = rngFor(seed, 'protest', race.id);
+  const byId = new Map(race.runners.map((r) => [r.entrantId, r]));
+  const num = (i: number) => byId.get(placings[i] as string)?.number ?? 0;
+  const k = placings.length >= 3 && rng.chance(0.3) ? 2 : 1;
+  if (placings.length < 2) return { placings, reason: 'Protest DISMISSED' };
+  if (kind === 'dismissed') {
+    return {
+      placings,
+      reason: `Protest DISMISSED - ${ORDINAL[k]} (#${num(k)}) v ${ORDINAL[k - 1]} (#${num(k - 1)})`,
+    };
+  }
+  if (kind === 'upheld') {
+    const next = [...placings];
+    [next[k - 1], next[k]] = [placings[k] as string, placings[k - 1] as string];
+    return {
+      placings: next,
+      reason: `Protest UPHELD ${ORDINAL[k]} (#${num(k)}) vs ${ORDINAL[k - 1]} (#${num(k - 1)})`,
+    };
+  }
+  const out = rng.int(0, Math.min(2, placings.length - 2));
+  const runner = byId.get(placings[out] as string);
+  const why =
+    race.meeting.category === 'H'
+      ? 'Disqualified for breaking gait in excess of 150 metres'
+      : race.meeting.category === 'G'
+        ? 'Disqualified for failing to pursue'
+        : 'Disqualified: weighed in light';
+  return {
+    placings: [...placings.slice(0, out), ...placings.slice(out + 1), placings[out] as string],
+    reason: `#${runner?.number} ${runner?.name} ${why}`,
+  };
+}
+
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-/** Dividend rows of one status; ids are stable per (race, product, status, selection), as the real ones are. */
+const PRODUCT_NAMES: Record<string, string> = {
+  Win: 'Pool Win',
+  Place: 'Pool Place',
+  Quinella: 'Pool Quinella',
+  Trifecta: 'Pool Trifecta',
+  FirstFour: 'Pool First4',
+};
+
+/**
+ * Dividend rows of one status. Win and place pay the pool prices at the close; quinella, trifecta and
+ * first four pay the take over the chance of the combination (Harville, from the win-pool shares).
+ * Ids are stable per (race, product, status, selection), as the real ones are.
+ */
 export function dividendRows(
   seed: number,
   race: RaceStatic,
   placings: string[],
-  odds: Map<string, RunnerState>,
+  prices: ReadonlyMap<string, PoolPrice>,
+  totals: Readonly<Record<string, number>>,
   status: 'Interim' | 'Final',
 ): DividendRow[] {
   const numberOf = new Map(race.runners.map((r) => [r.entrantId, r.number]));
   const top = placings.map((id) => numberOf.get(id) ?? 0);
-  const price = (id: string | undefined) => (id ? (odds.get(id)?.poolWin ?? 5) : 5);
+  const price = (id: string | undefined) => prices.get(id ?? '');
   const rng = rngFor(seed, 'dividends', race.id, placings.join(','));
-  const pool = (p: number) => Math.round(race.poolScale * p * 100) / 100;
-  const id = (product: string, sel: string) => {
-    const r = rngFor(hashKey(seed, race.id, product, sel, status));
-    return r.uuid();
-  };
+  const id = (product: string, sel: string) => rngFor(hashKey(seed, race.id, product, sel, status)).uuid();
   const rows: DividendRow[] = [];
-  const first = placings[0];
-  if (first !== undefined) {
-    rows.push({
-      id: id('Win', top.slice(0, 1).join()),
-      product: 'Pool Win',
-      status,
-      dividend: Math.max(1.1, round1(price(first))),
-      poolSize: pool(9000),
-      positions: [{ runner_number: top[0] as number, position: 1 }],
-    });
-  }
-  const paid = Math.min(race.positionsPaid, placings.length);
-  for (let i = 0; i < paid; i++) {
-    rows.push({
-      id: id('Place', String(top[i])),
-      product: 'Pool Place',
-      status,
-      dividend: Math.max(1.05, round1(1 + (price(placings[i]) - 1) / 3.5)),
-      poolSize: pool(4000),
-      positions: [{ runner_number: top[i] as number, position: 1 }],
-    });
-  }
-  const exotic = (product: string, n: number, mult: number, size: number) => {
-    if (placings.length < n) return;
+  const row = (product: string, dividend: number, n: number) => {
     const sel = top.slice(0, n);
-    const base = placings.slice(0, n).reduce((acc, e) => acc * Math.max(1.5, price(e)), 1);
     rows.push({
       id: id(product, sel.join(':')),
-      product,
+      product: PRODUCT_NAMES[product] as string,
       status,
-      dividend: round1(base * mult * rng.range(0.8, 1.2)),
-      poolSize: pool(size),
+      dividend,
+      poolSize: totals[product] ?? 0,
       positions: sel.map((runner_number, i) => ({ runner_number, position: i + 1 })),
     });
   };
-  exotic('Pool Quinella', 2, 0.45, 5300);
-  exotic('Pool Trifecta', 3, 0.6, 8000);
-  exotic('Pool First4', 4, 0.7, 4600);
+  if (placings.length === 0) return rows;
+  row('Win', price(placings[0])?.win ?? 1, 1);
+  const paid = Math.min(race.positionsPaid, placings.length);
+  for (let i = 0; i < paid; i++) {
+    const sel = top[i] as number;
+    rows.push({
+      id: id('Place', String(sel)),
+      product: 'Pool Place',
+      status,
+      dividend: price(placings[i])?.place ?? 1,
+      poolSize: totals.Place ?? 0,
+      positions: [{ runner_number: sel, position: 1 }],
+    });
+  }
+  // Harville: P(i then j then ...) from the shares; quinella counts both orders.
+  const chain = (ids: string[]) => {
+    let p = 1;
+    let left = 1;
+    for (const e of ids) {
+      const s = price(e)?.share ?? 0.01;
+      p *= s / Math.max(0.01, left);
+      left -= s;
+    }
+    return p;
+  };
+  const exotic = (product: string, n: number) => {
+    if (placings.length < n) return;
+    const ids = placings.slice(0, n);
+    const p = n === 2 ? chain(ids) + chain([ids[1] as string, ids[0] as string]) : chain(ids);
+    row(product, round1(Math.max(1, (TAKE_OUT / p) * rng.range(0.8, 1.2))), n);
+  };
+  exotic('Quinella', 2);
+  exotic('Trifecta', 3);
+  exotic('FirstFour', 4);
   return rows;
 }

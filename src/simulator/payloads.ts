@@ -17,52 +17,88 @@ export const isoNano = (ms: number) => `${new Date(ms).toISOString().slice(0, 23
 /** HH:MM:SS in New Zealand standard time, as `tote_start_time` is. */
 export const nzClock = (ms: number) => new Date(ms + 12 * 3_600_000).toISOString().slice(11, 19);
 
-export function raceSummary(race: RaceStatic, state: RaceState, single: boolean): Record<string, unknown> {
-  const start = iso(state.startTime);
+export type RaceSummaryState = Pick<RaceState, 'status' | 'startTime' | 'trackCondition' | 'protest'>;
+
+function raceSummary(race: RaceStatic, state: RaceSummaryState, toteStart: boolean): Record<string, unknown> {
   return {
     id: race.id,
     race_number: race.raceNumber,
     name: race.name,
-    start_time: start,
-    ...(single ? { tote_start_time: nzClock(state.startTime) } : {}),
+    start_time: iso(state.startTime),
+    ...(toteStart ? { tote_start_time: nzClock(state.startTime) } : {}),
     track_condition: state.trackCondition,
     distance: race.distance,
     weather: race.meeting.weather,
     country: race.meeting.country,
     state: race.meeting.state,
     status: state.status,
+    // As in the real list: present for a decided protest (upheld or dismissed) or disqualification only.
+    ...(state.protest ? { protest: true, protest_reason: state.protest.reason } : {}),
   };
+}
+
+/** A meeting's tote status: Closed once its last race is settled or abandoned, as in the real list. */
+const toteStatus = (states: RaceSummaryState[]) =>
+  states.every((s) => s.status === 'Final' || s.status === 'Abandoned') ? 'Closed' : 'Open';
+
+/** Values of the members the real list adds to tote meetings. */
+function extraValue(m: MeetingStatic, key: string, states: RaceSummaryState[]): unknown {
+  switch (key) {
+    case 'tote_raceday_date':
+      return iso(m.date).slice(0, 10);
+    case 'tote_status':
+      return toteStatus(states);
+    case 'tote_meeting_number':
+      return m.toteMeetingNumber;
+    default:
+      return m.extras.values[key] ?? null;
+  }
 }
 
 export function meetingRecord(
   meeting: MeetingStatic,
-  summaries: Record<string, unknown>[],
-  trackCondition: string,
+  states: RaceSummaryState[],
   single: boolean,
 ): Record<string, unknown> {
-  const numbers = meeting.races.map((r) => r.raceNumber);
-  return {
+  const toteStart = single || meeting.extras.toteStartTime;
+  const record: Record<string, unknown> = {
     meeting: meeting.id,
     name: meeting.name,
     date: iso(meeting.date),
-    track_condition: trackCondition,
+    track_condition: states.at(-1)?.trackCondition ?? meeting.trackCondition,
     category: meeting.category,
     category_name: CATEGORY_NAMES[meeting.category] ?? meeting.category,
     country: meeting.country,
     state: meeting.state,
-    ...(single
-      ? {
-          weather: meeting.weather,
-          video_channels: ['Trackside1'],
-          quaddie: numbers.slice(-4),
-          early_quaddie: numbers.length >= 8 ? numbers.slice(0, 4) : [],
-          tote_meeting_number: meeting.toteMeetingNumber,
-          tote_raceday_date: iso(meeting.date).slice(0, 10),
-          tote_status: 'Open',
-        }
-      : {}),
-    races: summaries,
+    races: meeting.races.map((r, i) => raceSummary(r, states[i] as RaceSummaryState, toteStart)),
   };
+  const keys = single
+    ? [
+        'video_channels',
+        'quaddie',
+        'early_quaddie',
+        'tote_meeting_number',
+        'tote_raceday_date',
+        'tote_status',
+      ]
+    : meeting.extras.extra;
+  for (const key of keys) record[key] = extraValue(meeting, key, states);
+  if (single) {
+    record.video_channels ??= ['Trackside1'];
+    record.quaddie = meeting.quaddie;
+    record.early_quaddie = meeting.earlyQuaddie;
+    Object.assign(record, {
+      jetbet_club_name: '',
+      club_day: 0,
+      club_mnemonic: '',
+      jetbet_track_name: meeting.name,
+      sell_date: iso(meeting.date).slice(0, 10),
+      meeting_date: iso(meeting.date).slice(0, 10),
+      is_fob_meeting: false,
+      meeting_type: '',
+    });
+  }
+  return record;
 }
 
 // ---- shape A ----------------------------------------------------------------------------------
@@ -82,13 +118,13 @@ export function raceA(race: RaceStatic, state: RaceState): Record<string, unknow
       return {
         runner_number: r.number,
         horse_name: r.name,
-        horse_id: uuidOf(race, r, 'horse'),
+        horse_id: uuidOf(r, 'horse'),
         barrier: r.barrier,
         weight: r.weight,
         jockey_name: r.jockey,
-        jockey_id: uuidOf(race, r, 'jockey'),
+        jockey_id: uuidOf(r, 'jockey'),
         trainer_name: r.trainer,
-        trainer_id: uuidOf(race, r, 'trainer'),
+        trainer_id: uuidOf(r, 'trainer'),
         form: r.form.split('').join('-'),
         scratched: s.scratchedAt !== null,
         fixed_odds: { win: s.fixedWin, place: s.fixedPlace },
@@ -116,14 +152,5 @@ export function raceA(race: RaceStatic, state: RaceState): Record<string, unknow
   return out;
 }
 
-/** Ids of a runner's horse, jockey and trainer: derived from its entrant id, cached with the runner. */
-const uuidCache = new WeakMap<RunnerStatic, Record<string, string>>();
-function uuidOf(race: RaceStatic, r: RunnerStatic, what: string): string {
-  let ids = uuidCache.get(r);
-  if (!ids) {
-    ids = {};
-    uuidCache.set(r, ids);
-  }
-  ids[what] ??= rngFor(race.index, r.entrantId, what).uuid();
-  return ids[what];
-}
+/** Ids of a runner's horse, jockey and trainer: derived from its entrant id. */
+const uuidOf = (r: RunnerStatic, what: string) => rngFor(0, r.entrantId, what).uuid();

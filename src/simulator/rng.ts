@@ -30,38 +30,53 @@ export interface Rng {
   uuid(): string;
 }
 
-/** mulberry32: small, fast and good enough for a simulation. */
-export function createRng(seed: number): Rng {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
+/** mulberry32: small, fast and good enough for a simulation. A class, so making one allocates no closures. */
+class Mulberry32 implements Rng {
+  private a: number;
+  constructor(seed: number) {
+    this.a = seed >>> 0;
+  }
+  next(): number {
+    this.a = (this.a + 0x6d2b79f5) >>> 0;
+    let t = this.a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const hex = (n: number) => {
-    let s = '';
-    for (let i = 0; i < n; i++) s += Math.floor(next() * 16).toString(16);
-    return s;
-  };
-  const rng: Rng = {
-    next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    range: (lo, hi) => lo + next() * (hi - lo),
-    normal: () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()),
-    chance: (p) => next() < p,
-    pick: (items) => items[Math.floor(next() * items.length)] as (typeof items)[number],
-    shuffle: (items) => {
-      for (let i = items.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [items[i], items[j]] = [items[j] as (typeof items)[number], items[i] as (typeof items)[number]];
-      }
-      return items;
-    },
-    uuid: () => `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[Math.floor(next() * 4)]}${hex(3)}-${hex(12)}`,
-  };
-  return rng;
+  }
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.next() * (hi - lo + 1));
+  }
+  range(lo: number, hi: number): number {
+    return lo + this.next() * (hi - lo);
+  }
+  normal(): number {
+    return Math.sqrt(-2 * Math.log(1 - this.next())) * Math.cos(2 * Math.PI * this.next());
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+  shuffle<T>(items: T[]): T[] {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [items[i], items[j]] = [items[j] as T, items[i] as T];
+    }
+    return items;
+  }
+  uuid(): string {
+    const hex = (n: number) => {
+      let s = '';
+      for (let i = 0; i < n; i++) s += Math.floor(this.next() * 16).toString(16);
+      return s;
+    };
+    return `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[Math.floor(this.next() * 4)]}${hex(3)}-${hex(12)}`;
+  }
+}
+
+export function createRng(seed: number): Rng {
+  return new Mulberry32(seed);
 }
 
 /** An Rng keyed by the world seed and a stable purpose, e.g. rngFor(seed, 'race', 17). */

@@ -1,7 +1,7 @@
 /** A race's state at an instant: its open state folded with every change up to that instant. Pure. */
 
 import { openState } from './changes.js';
-import type { RaceState, RaceStatic, TimedChange } from './model.js';
+import type { RaceState, RaceStatic, RunnerState, TimedChange } from './model.js';
 
 /** Number of changes in the sorted `list` with `at <= t` (binary search). */
 export function appliedCount(list: readonly TimedChange[], t: number): number {
@@ -15,17 +15,23 @@ export function appliedCount(list: readonly TimedChange[], t: number): number {
   return lo;
 }
 
-export function foldState(race: RaceStatic, list: readonly TimedChange[], count: number): RaceState {
+/** The state after the first `count` changes; `runners` is left empty when `withRunners` is false. */
+export function foldState(
+  race: RaceStatic,
+  list: readonly TimedChange[],
+  count: number,
+  withRunners = true,
+): RaceState {
   const state: RaceState = {
     status: 'Open',
     startTime: race.advertisedStart,
     actualStart: null,
+    closedAt: null,
     trackCondition: race.meeting.trackCondition,
-    runners: openState(race),
+    runners: withRunners ? openState(race) : new Map(),
     results: null,
     dividends: [],
-    protest: false,
-    moves: 0,
+    protest: null,
   };
   for (let i = 0; i < count; i++) apply(state, list[i] as TimedChange);
   return state;
@@ -33,29 +39,31 @@ export function foldState(race: RaceStatic, list: readonly TimedChange[], count:
 
 function apply(state: RaceState, c: TimedChange): void {
   const d = c.detail;
-  const runner = typeof d.entrantId === 'string' ? state.runners.get(d.entrantId) : undefined;
+  const runner: RunnerState | undefined =
+    typeof d.entrantId === 'string' ? state.runners.get(d.entrantId) : undefined;
   switch (c.type) {
     case 'odds':
       if (!runner) return;
       runner.fixedWin = d.fixedWin as number;
       runner.fixedPlace = d.fixedPlace as number;
-      runner.poolWin = d.poolWin as number;
-      runner.poolPlace = d.poolPlace as number;
-      runner.flucs = [...runner.flucs, { at: c.at, win: runner.fixedWin }];
-      state.moves++;
+      // A fold starts from fresh open-state arrays, so they can grow in place.
+      runner.flucs.push({ at: c.at, win: runner.fixedWin });
       return;
     case 'scratching':
       if (!runner) return;
       runner.scratchedAt = c.at;
       runner.late = d.late === true;
+      runner.deduction = (d.deduction as RunnerState['deduction']) ?? null;
       return;
     case 'reinstatement':
       if (!runner) return;
       runner.scratchedAt = null;
       runner.late = false;
+      runner.deduction = null;
       return;
     case 'status':
       state.status = d.to as string;
+      if (d.to !== 'Open' && state.closedAt === null) state.closedAt = c.at;
       if (d.to === 'Closed' && state.actualStart === null) state.actualStart = c.at;
       return;
     case 'start_time':
@@ -68,7 +76,7 @@ function apply(state: RaceState, c: TimedChange): void {
       state.results = c.results ?? null;
       return;
     case 'protest':
-      state.protest = true;
+      state.protest = { reason: String(d.reason ?? '') };
       state.results = c.results ?? state.results;
       return;
     case 'dividends':

@@ -1,26 +1,23 @@
 /**
- * The simulated world: the precomputed day plus changes scripted by tests or the control API.
- * A race's state at t is a pure function of (seed, race, t, scripted changes up to t).
+ * The simulated world: the real timetable laid onto every day from the day before the configured one,
+ * each race's precomputed story, and changes scripted by tests or the control API. A race's state at t is
+ * a pure function of (seed, race, t, scripted changes up to t).
+ *
+ * Built lazily: a day's skeleton when it is first asked for (the configured day and its neighbours at
+ * once), a race's lifecycle when it is listed, its field and full story when it is first used.
  */
 import type { Clock } from '../clock.js';
-import { byTime, change, placeOf } from './changes.js';
+import { betsOf, type SimBet } from './bets.js';
+import { buildDay, LISTING_LEAD } from './calendar.js';
+import { byTime, DAY, dayOf } from './changes.js';
+import { type Lifecycle, lifecycleChanges, lifecycleOf } from './lifecycle.js';
 import type { MeetingStatic, RaceState, RaceStatic, SimChange, TimedChange } from './model.js';
-import { dividendRows, drawPlacings, resultRows } from './outcome.js';
-import { buildWorld } from './schedule.js';
+import type { RaceSummaryState } from './payloads.js';
 import { appliedCount, foldState } from './state.js';
+import { storyOf } from './story.js';
+import { SimWorldError, WorldScript } from './world-script.js';
 
-export class SimWorldError extends Error {
-  constructor(
-    readonly code: 'unknown_race' | 'unknown_entrant' | 'invalid_change',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SimWorldError';
-  }
-}
-
-/** Lifecycle changes a scripted status/result/abandon supersedes. */
-const LIFECYCLE = new Set(['status', 'results', 'dividends', 'protest']);
+export { SimWorldError } from './world-script.js';
 
 export interface RaceView {
   id: string;
@@ -32,44 +29,95 @@ export interface RaceView {
   runners: { entrantId: string; runnerNumber: number; name: string; scratched: boolean; fixedWin: number }[];
 }
 
-export class SimWorld {
-  readonly meetings: MeetingStatic[];
-  readonly races: RaceStatic[];
-  private readonly byId: Map<string, RaceStatic>;
-  private readonly meetingById: Map<string, MeetingStatic>;
-  private readonly changes: Map<string, TimedChange[]>;
-  /** Bumped when a race's change list is edited, so cached payloads are dropped. */
-  private readonly versions = new Map<string, number>();
-  private seq = 1e9;
+/** Days a world can build ahead of now: a meeting is listed up to LISTING_LEAD before a first race that
+ * starts as early as 14:15 UTC the day before its date. */
+const DAYS_AHEAD = Math.ceil((LISTING_LEAD + DAY) / DAY) + 1;
+/** Built days kept before old ones are forgotten: the configured day's neighbours and the days ahead. */
+const MAX_DAYS = 7;
+
+export class SimWorld extends WorldScript {
+  /** The first day that exists: the day before the configured one, later once old days are forgotten. */
+  private firstDay: number;
+  private readonly days = new Map<number, MeetingStatic[]>();
+  private readonly raceById = new Map<string, RaceStatic>();
+  private readonly meetingById = new Map<string, MeetingStatic>();
+  private readonly lifecycles = new Map<string, { life: Lifecycle; list: TimedChange[] }>();
+  private ordered: { meetings: MeetingStatic[]; races: RaceStatic[] } | undefined;
   private stateCache = new Map<string, { version: number; count: number; state: RaceState }>();
+  private betCache = new Map<string, readonly SimBet[]>();
 
   constructor(
     readonly seed: number,
+    /** Midnight UTC of the configured day. */
     readonly day: number,
-    private readonly clock: Clock,
+    clock: Clock,
   ) {
-    const built = buildWorld(seed, day);
-    this.meetings = built.meetings;
-    this.races = built.races;
-    this.changes = built.changes;
-    this.byId = new Map(this.races.map((r) => [r.id, r]));
-    this.meetingById = new Map(this.meetings.map((m) => [m.id, m]));
+    super(clock);
+    this.firstDay = day - DAY;
+    for (const d of [day - DAY, day, day + DAY]) this.buildDay(d);
+  }
+
+  /** Every meeting of the days built so far, by day and then first start. */
+  get meetings(): MeetingStatic[] {
+    return this.order().meetings;
+  }
+  get races(): RaceStatic[] {
+    return this.order().races;
+  }
+
+  /** The range of meeting dates that can exist at `now`: from the first day to a few days ahead. */
+  availableDays(now = this.clock.now()): { from: number; to: number } {
+    return { from: this.firstDay, to: Math.max(this.firstDay, dayOf(now) + DAYS_AHEAD * DAY) };
+  }
+
+  /** The meetings dated within [from, to] (midnights, clamped to the available days), built if needed. */
+  meetingsDated(from: number, to: number, now = this.clock.now()): MeetingStatic[] {
+    const days = (range: { from: number; to: number }) => {
+      const list: number[] = [];
+      for (let d = Math.max(dayOf(from), range.from); d <= Math.min(dayOf(to), range.to); d += DAY)
+        list.push(d);
+      return list;
+    };
+    for (const d of days(this.availableDays(now))) this.buildDay(d);
+    // Building may have forgotten old days: collect what is left.
+    return days(this.availableDays(now)).flatMap((d) => this.days.get(d) ?? []);
+  }
+
+  /** Whether a meeting is published at `now`: /meetings lists it and its ids resolve. */
+  listed(meeting: MeetingStatic, now = this.clock.now()): boolean {
+    return now >= meeting.listedAt;
   }
 
   race(id: string): RaceStatic | undefined {
-    return this.byId.get(id);
+    return this.raceById.get(id);
   }
   meeting(id: string): MeetingStatic | undefined {
     return this.meetingById.get(id);
   }
-  version(raceId: string): number {
-    return this.versions.get(raceId) ?? 0;
+
+  /**
+   * Every bet the race will see (with its time); payloads show those placed by now. Drawn from the
+   * precomputed story only, so a scripted change never rewrites bets already placed (a bet on a runner
+   * scratched before it is dropped when payloads are built).
+   */
+  bets(raceId: string): readonly SimBet[] {
+    const race = this.require(raceId);
+    let bets = this.betCache.get(raceId);
+    if (!bets) {
+      bets = betsOf(this.seed, race, this.lifecycleEntry(race).life, this.buildStory(race));
+      this.betCache.set(raceId, bets);
+    }
+    return bets;
+  }
+
+  lifecycle(raceId: string): Lifecycle {
+    return this.lifecycleEntry(this.require(raceId)).life;
   }
 
   /** State of a race at `t` (default now), plus how many changes it reflects (a cache key). */
   stateAt(raceId: string, t = this.clock.now()): { state: RaceState; count: number } {
     const race = this.require(raceId);
-    const list = this.changes.get(raceId) as TimedChange[];
+    const list = this.changesOf(race);
     const count = appliedCount(list, t);
     const version = this.version(raceId);
     const cached = this.stateCache.get(raceId);
@@ -79,11 +127,24 @@ export class SimWorld {
     return entry;
   }
 
+  /**
+   * Status, start time, track condition and protest at `t`: from the full story once the race has one (or
+   * its protest is decided), else from its lifecycle alone (the same changes), so listing meetings builds
+   * no runners.
+   */
+  summaryAt(raceId: string, t = this.clock.now()): RaceSummaryState {
+    const race = this.require(raceId);
+    const { life, list } = this.lifecycleEntry(race);
+    if (this.hasStory(raceId) || (life.protest && t >= life.finalAt)) return this.stateAt(raceId, t).state;
+    return foldState(race, list, appliedCount(list, t), false);
+  }
+
   /** Every change with `at <= now`, in time order. */
   journal(now = this.clock.now()): SimChange[] {
     const out: TimedChange[] = [];
-    for (const list of this.changes.values()) {
-      for (const c of list) {
+    for (const race of this.races) {
+      if (race.marketOpen > now && !this.hasStory(race.id)) continue;
+      for (const c of this.changesOf(race)) {
         if (c.at > now) break;
         out.push(c);
       }
@@ -93,7 +154,7 @@ export class SimWorld {
       .map(({ at, raceId, meetingId, type, detail }) => ({ at, raceId, meetingId, type, detail }));
   }
 
-  /** Meetings and races with their state now: for tests and GET /__sim/state. */
+  /** Listed meetings and their races with their state now: for tests and GET /__sim/state. */
   view(): {
     now: string;
     meetings: { id: string; name: string; category: string; country: string; races: RaceView[] }[];
@@ -101,13 +162,15 @@ export class SimWorld {
     const now = this.clock.now();
     return {
       now: new Date(now).toISOString(),
-      meetings: this.meetings.map((m) => ({
-        id: m.id,
-        name: m.name,
-        category: m.category,
-        country: m.country,
-        races: m.races.map((r) => this.raceView(r.id, now)),
-      })),
+      meetings: this.meetings
+        .filter((m) => this.listed(m, now))
+        .map((m) => ({
+          id: m.id,
+          name: m.name,
+          category: m.category,
+          country: m.country,
+          races: m.races.map((r) => this.raceView(r.id, now)),
+        })),
     };
   }
 
@@ -134,133 +197,74 @@ export class SimWorld {
     };
   }
 
-  // ---- scripted changes, all at the current instant -------------------------------------------
+  // ---- building ---------------------------------------------------------------------------------
 
-  scratch(raceId: string, entrantId: string, opts: { late?: boolean } = {}): SimChange {
-    const race = this.require(raceId);
-    const runner = this.runner(race, entrantId);
-    // Later precomputed moves and scratchings of this runner no longer happen.
-    this.dropFuture(
-      raceId,
-      (c) => c.detail.entrantId === entrantId && (c.type === 'odds' || c.type === 'scratching'),
-    );
-    return this.script(race, 'scratching', {
-      entrantId,
-      runnerNumber: runner.number,
-      late: opts.late ?? false,
-    });
-  }
-
-  reinstate(raceId: string, entrantId: string): SimChange {
-    const race = this.require(raceId);
-    const runner = this.runner(race, entrantId);
-    return this.script(race, 'reinstatement', { entrantId, runnerNumber: runner.number });
-  }
-
-  moveOdds(raceId: string, entrantId: string, fixedWin: number): SimChange {
-    const race = this.require(raceId);
-    const runner = this.runner(race, entrantId);
-    if (!(fixedWin > 1) || !Number.isFinite(fixedWin))
-      throw new SimWorldError('invalid_change', 'fixedWin must be > 1');
-    const place = placeOf(fixedWin);
-    return this.script(race, 'odds', {
-      entrantId,
-      runnerNumber: runner.number,
-      fixedWin,
-      fixedPlace: place,
-      poolWin: fixedWin,
-      poolPlace: place,
-    });
-  }
-
-  setStatus(raceId: string, status: string): SimChange {
-    const race = this.require(raceId);
-    if (!status) throw new SimWorldError('invalid_change', 'status must be a non-empty string');
-    const from = this.stateAt(raceId).state.status;
-    this.dropFuture(raceId, (c) => LIFECYCLE.has(c.type));
-    return this.script(race, 'status', { from, to: status });
-  }
-
-  abandon(raceId: string): SimChange {
-    this.require(raceId);
-    this.dropFuture(raceId, () => true);
-    return this.setStatus(raceId, 'Abandoned');
-  }
-
-  delayStart(raceId: string, minutes: number): SimChange {
-    const race = this.require(raceId);
-    if (!Number.isFinite(minutes) || minutes === 0)
-      throw new SimWorldError('invalid_change', 'minutes must be non-zero');
-    const now = this.clock.now();
-    const from = this.stateAt(raceId, now).state.startTime;
-    const to = from + minutes * 60_000;
-    // The jump and what follows move with the start.
-    const list = this.changes.get(raceId) as TimedChange[];
-    for (const c of list) if (c.at > now && LIFECYCLE.has(c.type)) c.at += minutes * 60_000;
-    list.sort(byTime);
-    return this.script(race, 'start_time', {
-      from: new Date(from).toISOString(),
-      to: new Date(to).toISOString(),
-      minutes,
-    });
-  }
-
-  /**
-   * Results now (placings given, or drawn from the prices), with Interim dividends beside them.
-   * Later precomputed results, protests and dividends are dropped.
-   */
-  setResults(raceId: string, placings?: string[]): SimChange {
-    const race = this.require(raceId);
-    const { state } = this.stateAt(raceId);
-    const order = placings ?? drawPlacings(this.seed, race, state.runners, `scripted-${this.clock.now()}`);
-    for (const id of order) this.runner(race, id);
-    if (order.length === 0 || new Set(order).size !== order.length) {
-      throw new SimWorldError('invalid_change', 'placings must be distinct entrant ids');
-    }
-    this.dropFuture(raceId, (c) => c.type === 'results' || c.type === 'protest' || c.type === 'dividends');
-    const results = resultRows(this.seed, race, order);
-    const change = this.script(race, 'results', { placings: order }, { results });
-    this.script(
-      race,
-      'dividends',
-      { status: 'Interim' },
-      {
-        dividends: dividendRows(this.seed, race, order, state.runners, 'Interim'),
-      },
-    );
-    return change;
-  }
-
-  private script(
-    race: RaceStatic,
-    type: TimedChange['type'],
-    detail: Record<string, unknown>,
-    extra: Partial<TimedChange> = {},
-  ): SimChange {
-    const c = change(race, this.clock.now(), this.seq++, type, detail, { scripted: true, ...extra });
-    const list = this.changes.get(race.id) as TimedChange[];
-    list.splice(appliedCount(list, c.at), 0, c);
-    this.versions.set(race.id, this.version(race.id) + 1);
-    return { at: c.at, raceId: c.raceId, meetingId: c.meetingId, type: c.type, detail: c.detail };
-  }
-
-  private dropFuture(raceId: string, match: (c: TimedChange) => boolean): void {
-    const now = this.clock.now();
-    const list = this.changes.get(raceId) as TimedChange[];
-    const kept = list.filter((c) => c.at <= now || c.scripted || !match(c));
-    this.changes.set(raceId, kept);
-    this.versions.set(raceId, this.version(raceId) + 1);
-  }
-
-  private require(raceId: string): RaceStatic {
-    const race = this.byId.get(raceId);
+  protected require(raceId: string): RaceStatic {
+    const race = this.raceById.get(raceId);
     if (!race) throw new SimWorldError('unknown_race', `no race with id ${raceId}`);
     return race;
   }
 
-  private runner(race: RaceStatic, entrantId: string) {
-    const runner = race.runners.find((r) => r.entrantId === entrantId);
-    if (!runner) throw new SimWorldError('unknown_entrant', `race ${race.id} has no entrant ${entrantId}`);
-    return runner;
+  protected buildStory(race: RaceStatic): TimedChange[] {
+    const { life, list } = this.lifecycleEntry(race);
+    let seq = list.length;
+    return storyOf(this.seed, race, life, list, () => seq++);
+  }
+
+  private lifecycleEntry(race: RaceStatic): { life: Lifecycle; list: TimedChange[] } {
+    let entry = this.lifecycles.get(race.id);
+    if (!entry) {
+      const life = lifecycleOf(this.seed, race);
+      let seq = 0;
+      entry = { life, list: lifecycleChanges(race, life, () => seq++).sort(byTime) };
+      this.lifecycles.set(race.id, entry);
+    }
+    return entry;
+  }
+
+  private buildDay(day: number): MeetingStatic[] {
+    let meetings = this.days.get(day);
+    if (!meetings) {
+      meetings = buildDay(this.seed, day);
+      this.days.set(day, meetings);
+      for (const m of meetings) {
+        this.meetingById.set(m.id, m);
+        for (const r of m.races) this.raceById.set(r.id, r);
+      }
+      this.ordered = undefined;
+      this.forgetOldDays();
+    }
+    return meetings;
+  }
+
+  /**
+   * Keeps memory bounded on a long run (a demo at x10 passes ten days a day): beyond MAX_DAYS built days,
+   * days before yesterday are dropped with their races, stories and caches (their ids then answer 404).
+   */
+  private forgetOldDays(): void {
+    const keepFrom = dayOf(this.clock.now()) - DAY;
+    for (const day of [...this.days.keys()].sort((a, b) => a - b)) {
+      if (this.days.size <= MAX_DAYS || day >= keepFrom) return;
+      for (const m of this.days.get(day) ?? []) {
+        this.meetingById.delete(m.id);
+        for (const r of m.races) {
+          this.raceById.delete(r.id);
+          this.lifecycles.delete(r.id);
+          this.stateCache.delete(r.id);
+          this.betCache.delete(r.id);
+          this.forget(r.id);
+        }
+      }
+      this.days.delete(day);
+      this.firstDay = Math.max(this.firstDay, day + DAY);
+    }
+  }
+
+  private order() {
+    if (!this.ordered) {
+      const meetings = [...this.days.keys()].sort((a, b) => a - b).flatMap((d) => this.days.get(d) ?? []);
+      this.ordered = { meetings, races: meetings.flatMap((m) => m.races) };
+    }
+    return this.ordered;
   }
 }

@@ -2,9 +2,23 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../../src/simulator/index.js';
 import { eventResponseSchema } from '../../src/upstream/schemas.js';
 import { specErrorBody, specNestedErrorBody, specRateLimitBody } from '../../src/upstream/spec-schemas.js';
-import { DAY, get, settableClock } from './support.js';
+import { API, DAY, get, settableClock } from './support.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+/** The official description's main_ErrorResponse: a header with title, generated_time, url, error, error_code. */
+function officialError(body: { header?: Record<string, unknown> }, code: string): boolean {
+  const h = body.header ?? {};
+  return (
+    Object.keys(body).join() === 'header' &&
+    Object.keys(h).join() === 'title,generated_time,url,error,error_code' &&
+    typeof h.title === 'string' &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/.test(h.generated_time as string) &&
+    typeof h.error === 'string' &&
+    (h.error as string).length > 0 &&
+    h.error_code === code
+  );
+}
 
 describe('simulator errors and faults', () => {
   const clock = settableClock(Date.parse(`${DAY}T03:00:00Z`));
@@ -20,47 +34,27 @@ describe('simulator errors and faults', () => {
   afterAll(() => sim.close());
   beforeEach(() => sim.faults.clear());
 
-  it('answers 400 with {error, message} for a missing or malformed date', async () => {
-    for (const q of [
-      `date_from=${DAY}`,
-      `date_from=22/11/2026&date_to=${DAY}`,
-      `date_from=${DAY}&date_to=tomorrow`,
-    ]) {
+  it('answers a bad date with 400 in the official error body; a missing date is today', async () => {
+    for (const q of [`date_from=22/11/2026&date_to=${DAY}`, `date_from=${DAY}&date_to=tomorrow`]) {
       const res = await get(sim, `/meetings?${q}`);
       expect(res.status).toBe(400);
-      expect(specErrorBody.safeParse(res.json()).success).toBe(true);
+      expect(officialError(res.json(), 'bad_request')).toBe(true);
+      expect(res.json().header.url).toBe(`${API}/meetings?${q}`);
     }
+    const res = await get(sim, `/meetings?date_from=${DAY}`);
+    expect([res.status, res.json().params.date_to]).toEqual([200, `${DAY}T03:00:00Z`]);
   });
 
-  it('accepts today and ISO datetimes and echoes them as datetimes', async () => {
-    const res = await get(sim, `/meetings?date_from=today&date_to=${DAY}T23:00:00Z&country=NZ&category=T`);
-    expect(res.status).toBe(200);
-    const body = res.json();
-    expect(body.params).toMatchObject({
-      date_from: `${DAY}T03:00:00Z`,
-      date_to: `${DAY}T23:00:00Z`,
-      type: 'T',
-      country: 'NZ',
-    });
-    expect(body.data.meetings.length).toBeGreaterThan(0);
-    for (const m of body.data.meetings) expect([m.country, m.category]).toEqual(['NZ', 'T']);
-  });
-
-  it('pages meetings with limit and offset', async () => {
-    const all = (await get(sim, `/meetings?date_from=${DAY}&date_to=${DAY}&limit=200`)).json().data.meetings;
-    const page = (await get(sim, `/meetings?date_from=${DAY}&date_to=${DAY}&limit=10&offset=5`)).json().data
-      .meetings;
-    expect(page.map((m: { meeting: string }) => m.meeting)).toEqual(
-      all.slice(5, 15).map((m: { meeting: string }) => m.meeting),
-    );
-    expect((await get(sim, `/meetings?date_from=${DAY}&date_to=${DAY}&limit=500`)).status).toBe(400);
-  });
-
-  it('answers 404 with {error, message} for unknown meeting, race and event ids', async () => {
-    for (const path of [`/meetings/${UNKNOWN}`, `/races/${UNKNOWN}`, `/events/${UNKNOWN}?enc=json`]) {
+  it('answers 404 in the official error body for unknown meeting, race and event ids and paths', async () => {
+    for (const path of [
+      `/meetings/${UNKNOWN}`,
+      `/races/${UNKNOWN}`,
+      `/events/${UNKNOWN}?enc=json`,
+      '/nope',
+    ]) {
       const res = await get(sim, path);
       expect(res.status).toBe(404);
-      expect(specErrorBody.safeParse(res.json()).success).toBe(true);
+      expect(officialError(res.json(), 'not_found')).toBe(true);
     }
   });
 
@@ -106,20 +100,27 @@ describe('simulator errors and faults', () => {
     expect((await get(sim, `/events/${raceId}`)).status).toBe(200);
   });
 
-  it('injects server errors in both body shapes', async () => {
+  it('injects server errors in the two seed spec shapes and the official one', async () => {
     sim.faults.inject({ kind: 'server_error' });
     const flat = await get(sim, `/races/${raceId}`);
     expect(flat.status).toBe(500);
+    expect(flat.json()).toEqual({ error: 'internal_error', message: 'simulated server failure' });
     expect(specErrorBody.safeParse(flat.json()).success).toBe(true);
     sim.faults.inject({ kind: 'server_error_nested', path: /races/ });
     const nested = await get(sim, `/races/${raceId}`);
     expect(nested.status).toBe(500);
     expect(specNestedErrorBody.safeParse(nested.json()).success).toBe(true);
+    sim.faults.inject({ kind: 'server_error_official' });
+    const official = await get(sim, `/events/${raceId}`);
+    expect(official.status).toBe(500);
+    expect(officialError(official.json(), 'internal_error')).toBe(true);
   });
 
-  it('injects not_found on an existing race', async () => {
+  it('injects not_found on an existing race, in the official body', async () => {
     sim.faults.inject({ kind: 'not_found' });
-    expect((await get(sim, `/events/${raceId}`)).status).toBe(404);
+    const res = await get(sim, `/events/${raceId}`);
+    expect(res.status).toBe(404);
+    expect(officialError(res.json(), 'not_found')).toBe(true);
   });
 
   it('injects a truncated JSON body with a JSON content type', async () => {

@@ -18,6 +18,9 @@ export function settableClock(start: number): Clock & { set(t: number): void } {
 }
 
 export async function get(sim: Simulator, url: string) {
-  const res = await sim.app.inject({ method: 'GET', url: url.startsWith('/__sim') ? url : `${API}${url}` });
+  const res = await sim.app.inject({
+    method: 'GET',
+    url: /^\/(__sim|silks)\b/.test(url) ? url : `${API}${url}`,
+  });
   return { status: res.statusCode, headers: res.headers, body: res.body, json: () => JSON.parse(res.body) };
 }

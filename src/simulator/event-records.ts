@@ -1,0 +1,144 @@
+/**
+ * Records of /events beside the runners: the race record (the real one as a template, `protest` and
+ * `protest_reason` only once a protest is decided, as in the real list) and the description's Bet record.
+ */
+import type { SimBet } from './bets.js';
+import { templates } from './data.js';
+import type { RaceState, RaceStatic, RunnerStatic } from './model.js';
+import { iso, isoNano, nzClock } from './payloads.js';
+import { rngFor } from './rng.js';
+import { spriteUrl } from './silks.js';
+
+const PHRASES = [
+  'has been racing well and can figure in the finish',
+  'steps up in distance and should appreciate it',
+  'resumes from a spell and may need the run',
+  'drew well and will be hard to hold out',
+  'was only narrowly beaten last start',
+  'is in good form and respected',
+];
+
+const CLOSERS = [
+  'Include in all combinations.',
+  'Has place claims here.',
+  'Capable of a top 4 finish.',
+  'Respected.',
+];
+
+/** The form comment: two sentences on each of the first six runners, about as long as the real one. */
+function comment(race: RaceStatic, live: RunnerStatic[]): string {
+  const rng = rngFor(0, race.id, 'comment');
+  return live
+    .slice(0, 6)
+    .map(
+      (r) =>
+        `${r.name.toUpperCase()} (${r.number}) ${rng.pick(PHRASES)}, and ${rng.pick(PHRASES)}. ${rng.pick(CLOSERS)}`,
+    )
+    .join(' ');
+}
+
+/** The real video_channels_meta, for this race's venue and start. */
+function videoMeta(race: RaceStatic, start: number): unknown {
+  const meta = templates.race.video_channels_meta as Record<string, Record<string, unknown>> | null;
+  if (!meta) return null;
+  return Object.fromEntries(
+    Object.entries(meta).map(([channel, v]) => [
+      channel,
+      {
+        ...v,
+        RaceNo: race.raceNumber,
+        RaceType: race.meeting.category,
+        VenueName: race.meeting.name,
+        UtcRaceStartTime: iso(start),
+        VenueCountryCode: race.meeting.country,
+        DisplayRaceStartTime: iso(start + 10 * 3_600_000).slice(0, 19),
+      },
+    ]),
+  );
+}
+
+const startString = (ms: number) => `${iso(ms).replace('T', ' ').slice(0, 19)} +0000 UTC`;
+
+export function raceRecord(race: RaceStatic, state: RaceState, live: RunnerStatic[], silkBase: string) {
+  const m = race.meeting;
+  const actual = state.actualStart === null ? 0 : Math.floor(state.actualStart / 1000);
+  return {
+    ...templates.race,
+    event_id: race.id,
+    meeting_name: m.name,
+    display_meeting_name: m.name,
+    meeting_id: m.id,
+    status: state.status,
+    description: race.name,
+    advertised_start: Math.floor(state.startTime / 1000),
+    actual_start: actual,
+    advertised_start_string: startString(state.startTime),
+    actual_start_string: actual ? startString(actual * 1000) : '',
+    race_date_nz: new Date(state.startTime + 12 * 3_600_000).toISOString().slice(0, 10),
+    start_time_nz: `${nzClock(state.startTime)} NZST`,
+    race_number: race.raceNumber,
+    type: m.category,
+    start_type: m.category === 'H' ? 'Mobile' : '',
+    country: m.country,
+    state: m.state,
+    distance: race.distance,
+    weather: m.weather,
+    comment: comment(race, live),
+    silk_base_url: silkBase.replace(/^https?:\/\//, ''),
+    track_condition: state.trackCondition,
+    silk_url: spriteUrl(silkBase, race.id, 64),
+    entrant_count: race.runners.length,
+    field_size: live.length,
+    positions_paid: race.positionsPaid,
+    video_channels: (m.extras.values.video_channels as string[] | undefined) ?? ['Trackside1'],
+    video_channels_meta: videoMeta(race, state.startTime),
+    tips: live.slice(0, 6).map((r) => r.entrantId),
+    ...(state.protest ? { protest: true, protest_reason: state.protest.reason } : {}),
+  };
+}
+
+/** The 16 bytes of a uuid: the description types a bet's entrant_id as an array of integers. */
+const uuidBytes = (id: string) =>
+  (id.replace(/-/g, '').match(/../g) ?? []).map((h) => Number.parseInt(h, 16));
+
+export function betRecord(race: RaceStatic, bet: SimBet) {
+  const byId = new Map(race.runners.map((r) => [r.entrantId, r]));
+  const picks = bet.entrantIds.map((id) => byId.get(id) as RunnerStatic);
+  const single = picks.length === 1 ? (picks[0] as RunnerStatic) : undefined;
+  return {
+    title: bet.product,
+    description: picks.map((r) => `${r.name} (${r.barrier})`),
+    stake: bet.stake,
+    legs: [
+      {
+        race: {
+          meeting_name: race.meeting.name,
+          race_name: race.name,
+          race_number: race.raceNumber,
+          product_type_name: bet.product,
+          ...(single
+            ? {
+                entrant_id: uuidBytes(single.entrantId),
+                entrant_name: single.name,
+                entrant_number: single.number,
+                barrier_number: single.barrier,
+              }
+            : {}),
+        },
+        selections: picks.map((r, i) => ({
+          position: i + 1,
+          entrants: [
+            {
+              entrant_id: uuidBytes(r.entrantId),
+              entrant_name: r.name,
+              entrant_number: r.number,
+              entrant_barrier: r.barrier,
+            },
+          ],
+        })),
+      },
+    ],
+    place_time: isoNano(bet.at),
+    place_odds: bet.odds,
+  };
+}
