@@ -43,7 +43,7 @@ export const SETTINGS = {
   DISCOVERY_INTERVAL_MS: [
     int(1000, 3_600_000),
     '6000',
-    'How often /meetings is polled for new races and statuses',
+    'How often a day with live races is listed again (/meetings, every page)',
   ],
   DATA_DIR: [text, './data', 'Where the SQLite database lives'],
   STORE: [
@@ -83,7 +83,22 @@ export const SETTINGS = {
   SIMULATOR_SPEED: [
     spec(z.coerce.number().min(0.1).max(1000), 'a number from 0.1 to 1000'),
     '10',
-    'Embedded simulator and racewire clock speed (x real time)',
+    'Embedded simulator (or replay) and racewire clock speed (x real time)',
+  ],
+  RECORD_DIR: [
+    optionalText,
+    undefined,
+    'Record every upstream response into this directory (gzip JSON lines, a file per day); unset: off',
+  ],
+  REPLAY_FILE: [
+    optionalText,
+    undefined,
+    'Replay this recording (a file, or a directory of them) as the embedded upstream instead of the simulator',
+  ],
+  REPLAY_FROM: [
+    spec(z.iso.datetime({ offset: true }).optional(), 'an ISO 8601 instant such as 2025-07-17T00:30:00Z'),
+    undefined,
+    'ISO 8601 instant to start the replay at; unset: its first record',
   ],
   SIMULATOR_PORT: [int(0, 65535), '8081', 'Port of the standalone simulator (npm run simulator)'],
   API_KEYS: [
@@ -174,6 +189,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(
       'RACING_API_KEY is set but RACING_API_KEY_HEADER is not. Fix: set RACING_API_KEY_HEADER to the name of the header that carries the key',
     );
+  }
+  if (env.REPLAY_FILE && env.RACING_API_URL) {
+    problems.push('REPLAY_FILE replays a recording in place of RACING_API_URL: set one of them');
   }
   if (env.STORE === 'redis' && !env.REDIS_URL) {
     problems.push('STORE=redis needs REDIS_URL. Fix: set REDIS_URL, for example redis://127.0.0.1:6379');

@@ -49,6 +49,12 @@ export function createMetrics(node?: string) {
       labelNames: ['code'] as const,
       registers: [registry],
     }),
+    recordingDropped: new Counter({
+      name: 'racewire_recording_dropped_total',
+      help: 'Upstream responses RECORD_DIR did not record: buffer_full (the writer fell behind) or write_failed',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     slowDisconnects: new Counter({
       name: 'racewire_ws_slow_disconnects_total',
       help: 'WebSocket connections closed because their send buffer overflowed',
