@@ -8,11 +8,12 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@racewire\/client$/, replacement: sdk('index.ts') },
-      { find: /^@racewire\/client\/protocol$/, replacement: sdk('protocol.ts') },
+      { find: /^@racewire\/client\/([a-z-]+)$/, replacement: sdk('$1.ts') },
     ],
   },
   test: {
     include: ['test/**/*.test.ts', 'clients/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

@@ -1,60 +1,70 @@
 /**
  * Configuration, in one place: one explicit map from environment variable to setting, defaults in one
- * object, validated once at start-up. A bad value stops the process with a message that names the variable.
+ * object, validated once at start-up. A bad value stops the process with one line per problem that names
+ * the variable and the fix, and never echoes a secret (secret values are hidden, URL passwords masked).
  * docs/operations.md carries the same table for operators; a test keeps the two in step.
  */
 import { z } from 'zod';
 
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const url = z.url({ protocol: /^https?$/ });
+/** A setting's schema and, for the fix in an error message, what a good value looks like. */
+interface Spec<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  expect: string;
+}
+const spec = <S extends z.ZodType>(schema: S, expect: string): Spec<S> => ({ schema, expect });
+
+const bool = spec(
+  z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+  'true or false',
+);
+const int = (min: number, max: number) =>
+  spec(z.coerce.number().int().min(min).max(max), `a whole number from ${min} to ${max}`);
+const text = spec(z.string().min(1), 'a non-empty value');
+const optionalText = spec(z.string().min(1).optional(), 'a non-empty value');
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  spec(z.enum(values), `one of ${values.join(', ')}`);
 
 /** Environment variable -> [schema, default (as the string an operator would write), description]. */
 export const SETTINGS = {
   PORT: [int(0, 65535), '8080', 'HTTP/WebSocket port'],
-  HOST: [z.string().min(1), '0.0.0.0', 'Interface to listen on'],
+  HOST: [text, '0.0.0.0', 'Interface to listen on'],
   RACING_API_URL: [
-    url.optional(),
+    spec(z.url({ protocol: /^https?$/ }).optional(), 'an http:// or https:// URL'),
     undefined,
     'Base URL of the racing API incl. /affiliates/v1/racing; unset: the embedded simulator',
   ],
-  RACING_API_FROM: [z.string().optional(), undefined, 'Value of the From header the real API expects'],
-  RACING_API_PARTNER: [z.string().optional(), undefined, 'Value of the X-Partner header'],
-  RACING_API_PARTNER_ID: [z.string().optional(), undefined, 'Value of the X-Partner-ID header'],
-  RACING_API_KEY_HEADER: [
-    z.string().min(1).optional(),
-    undefined,
-    'Name of an API-key header, if the API needs one',
-  ],
-  RACING_API_KEY: [
-    z.string().min(1).optional(),
-    undefined,
-    'Value of that API-key header (secret; never logged)',
-  ],
+  RACING_API_FROM: [optionalText, undefined, 'Value of the From header the real API expects'],
+  RACING_API_PARTNER: [optionalText, undefined, 'Value of the X-Partner header'],
+  RACING_API_PARTNER_ID: [optionalText, undefined, 'Value of the X-Partner-ID header'],
+  RACING_API_KEY_HEADER: [optionalText, undefined, 'Name of an API-key header, if the API needs one'],
+  RACING_API_KEY: [optionalText, undefined, 'Value of that API-key header (secret; never logged)'],
   RACING_API_MAX_RPM: [int(1, 10_000), '100', 'Most upstream requests in any 60 s window'],
   RACING_API_TIMEOUT_MS: [int(100, 120_000), '10000', 'Upstream request timeout'],
   DISCOVERY_INTERVAL_MS: [
     int(1000, 3_600_000),
     '6000',
-    'How often /meetings is polled for new races and statuses',
+    'How often a day with live races is listed again (/meetings, every page)',
   ],
-  DATA_DIR: [z.string().min(1), './data', 'Where the SQLite database lives'],
+  DATA_DIR: [text, './data', 'Where the SQLite database lives'],
   STORE: [
-    z.enum(['sqlite', 'memory', 'redis']),
+    oneOf(['sqlite', 'memory', 'redis']),
     'sqlite',
     'Event log and state store: sqlite (durable, one node), memory, or redis (several nodes; needs REDIS_URL)',
   ],
   REDIS_URL: [
-    z.url({ protocol: /^rediss?$/ }).optional(),
+    spec(z.url({ protocol: /^rediss?$/ }).optional(), 'a redis:// or rediss:// URL'),
     undefined,
     'Redis for STORE=redis, e.g. redis://127.0.0.1:6379 (may carry a password: never logged)',
   ],
-  REDIS_PREFIX: [z.string().min(1), 'racewire:', 'Prefix of every Redis key and channel of this deployment'],
+  REDIS_PREFIX: [text, 'racewire:', 'Prefix of every Redis key and channel of this deployment'],
   NODE_ID: [
-    z
-      .string()
-      .regex(/^[A-Za-z0-9._:-]+$/)
-      .optional(),
+    spec(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9._:-]+$/)
+        .optional(),
+      'letters, digits and . _ : -',
+    ),
     undefined,
     'Name of this node in logs, metrics and Redis; unset: hostname-pid-random',
   ],
@@ -65,64 +75,132 @@ export const SETTINGS = {
   ],
   EVENT_LOG_WINDOW: [int(10, 10_000_000), '5000', 'Entries kept per stream for resume and replay'],
   LOG_LEVEL: [
-    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     'info',
     'pino log level',
   ],
   SIMULATOR_SEED: [int(0, 2 ** 31 - 1), '1', 'Seed of the embedded simulator (same seed, same day)'],
   SIMULATOR_SPEED: [
-    z.coerce.number().min(0.1).max(1000),
+    spec(z.coerce.number().min(0.1).max(1000), 'a number from 0.1 to 1000'),
     '10',
-    'Embedded simulator and racewire clock speed (x real time)',
+    'Embedded simulator (or replay) and racewire clock speed (x real time)',
+  ],
+  RECORD_DIR: [
+    optionalText,
+    undefined,
+    'Record every upstream response into this directory (gzip JSON lines, a file per day); unset: off',
+  ],
+  REPLAY_FILE: [
+    optionalText,
+    undefined,
+    'Replay this recording (a file, or a directory of them) as the embedded upstream instead of the simulator',
+  ],
+  REPLAY_FROM: [
+    spec(z.iso.datetime({ offset: true }).optional(), 'an ISO 8601 instant such as 2025-07-17T00:30:00Z'),
+    undefined,
+    'ISO 8601 instant to start the replay at; unset: its first record',
   ],
   SIMULATOR_PORT: [int(0, 65535), '8081', 'Port of the standalone simulator (npm run simulator)'],
   API_KEYS: [
-    z.string().optional(),
+    spec(z.string().optional(), 'comma-separated key:public or key:partner pairs'),
     undefined,
     'Subscriber keys: comma-separated key:scope pairs, scope public or partner (secret)',
   ],
   ALLOW_ANONYMOUS: [bool, 'true', 'Let subscribers without a key in, with public scope'],
   ADMIN_TOKEN: [
-    z.string().min(16).optional(),
+    spec(z.string().min(16).optional(), 'at least 16 characters, e.g. the output of openssl rand -hex 24'),
     undefined,
-    'Bearer token for the admin API; unset: admin API answers loopback only',
+    'Bearer token for the admin API, at least 16 characters (secret); unset: admin API answers loopback only',
   ],
   WEBHOOK_ALLOW_PRIVATE: [
     bool,
     'false',
     'Allow webhook URLs on private/loopback networks (tests, local demos)',
   ],
+  CORS_ORIGINS: [
+    spec(
+      z
+        .string()
+        .regex(/^(\*|https?:\/\/[^\s,]+(,https?:\/\/[^\s,]+)*)$/)
+        .optional(),
+      '* or comma-separated origins such as https://a.example,https://b.example',
+    ),
+    undefined,
+    'Origins whose pages may call the REST API (CORS): * for any, or a comma-separated list; unset: none',
+  ],
+  RATE_LIMIT_REST: [
+    int(1, 1_000_000),
+    '300',
+    'REST requests per minute per client address (the board needs about 45 per open tab)',
+  ],
+  RATE_LIMIT_ADMIN: [
+    int(1, 1_000_000),
+    '60',
+    'Admin API (/v1/webhooks) requests per minute per client address',
+  ],
 } as const;
 
 type Settings = typeof SETTINGS;
-export type Config = { [K in keyof Settings]: z.output<Settings[K][0]> };
+export type Config = { [K in keyof Settings]: z.output<Settings[K][0]['schema']> };
+
+/** Settings whose values are secrets: an error says how long the value is, never what it is. */
+const SECRET = new Set<string>(['RACING_API_KEY', 'API_KEYS', 'ADMIN_TOKEN']);
+
+/** Every URL in `text` with its user and password masked (`redis://***@host:6379`), parsable or not. */
+export const maskUrlCredentials = (text: string) =>
+  text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+
+/** How an error message shows a setting's value. */
+function shown(name: string, raw: string | undefined): string {
+  if (raw === undefined) return ' (unset)';
+  if (SECRET.has(name)) return ` (${raw.length} characters, hidden)`;
+  const value = maskUrlCredentials(raw);
+  return `=${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}`;
+}
 
 export class ConfigError extends Error {
   readonly code = 'RW_CONFIG_INVALID';
+  /** One line each: the setting, what is wrong, and the fix. */
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    super(problems.join('\n'));
     this.name = this.constructor.name;
   }
 }
 
-/** Reads and validates every setting; throws ConfigError naming each bad variable. */
+/** Reads and validates every setting; throws ConfigError naming each bad variable and its fix. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const out: Record<string, unknown> = {};
   const problems: string[] = [];
-  for (const [name, [schema, fallback]] of Object.entries(SETTINGS)) {
+  for (const [name, [{ schema, expect }, fallback]] of Object.entries(SETTINGS) as [
+    string,
+    readonly [Spec, string | undefined, string],
+  ][]) {
     const raw = env[name] === '' ? undefined : env[name];
-    const parsed = (schema as z.ZodType).safeParse(raw ?? fallback);
-    if (parsed.success) out[name] = parsed.data;
-    else
-      problems.push(
-        `${name}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
-      );
+    const parsed = schema.safeParse(raw ?? fallback);
+    if (parsed.success) {
+      out[name] = parsed.data;
+      continue;
+    }
+    const why = parsed.error.issues.map((i) => i.message).join('; ');
+    const unset = fallback === undefined ? ', or unset it' : `, or unset it for the default ${fallback}`;
+    problems.push(`${name}${shown(name, raw)}: ${why}. Fix: set ${name} to ${expect}${unset}`);
   }
   if (env.RACING_API_KEY && !env.RACING_API_KEY_HEADER) {
-    problems.push('RACING_API_KEY is set but RACING_API_KEY_HEADER is not: name the header that carries it');
+    problems.push(
+      'RACING_API_KEY is set but RACING_API_KEY_HEADER is not. Fix: set RACING_API_KEY_HEADER to the name of the header that carries the key',
+    );
+  }
+  if (env.REPLAY_FILE && env.RACING_API_URL) {
+    problems.push('REPLAY_FILE replays a recording in place of RACING_API_URL: set one of them');
   }
   if (env.STORE === 'redis' && !env.REDIS_URL) {
-    problems.push('STORE=redis needs REDIS_URL (for example redis://127.0.0.1:6379)');
+    problems.push('STORE=redis needs REDIS_URL. Fix: set REDIS_URL, for example redis://127.0.0.1:6379');
+  }
+  try {
+    parseApiKeys(env.API_KEYS);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
   }
   if (problems.length) throw new ConfigError(problems);
   return out as Config;
@@ -130,14 +208,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** Subscriber keys from `API_KEYS` ("key:scope,key2:scope"); each is named by its position for logs. */
 export function parseApiKeys(
-  spec: string | undefined,
+  list: string | undefined,
 ): Map<string, { name: string; scope: 'public' | 'partner' }> {
   const keys = new Map<string, { name: string; scope: 'public' | 'partner' }>();
-  for (const pair of (spec ?? '').split(',').filter(Boolean)) {
+  const pairs = (list ?? '').split(',').filter(Boolean);
+  for (const [i, pair] of pairs.entries()) {
     const [key, scope = 'public'] = pair.split(':');
     if (!key || (scope !== 'public' && scope !== 'partner')) {
+      // The key is a secret: name the pair by its position, never by its text.
       throw new ConfigError([
-        `API_KEYS: "${pair.split(':')[0]?.slice(0, 4)}…" needs the form key:public or key:partner`,
+        `API_KEYS (pair ${i + 1} of ${pairs.length}, hidden): the scope must be public or partner. Fix: write each pair as key:public or key:partner`,
       ]);
     }
     keys.set(key, { name: `key${keys.size + 1}`, scope });

@@ -1,29 +1,37 @@
-/** Process entry: configuration, start, graceful shutdown on SIGINT/SIGTERM. */
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+/**
+ * Process entry: configuration, start, graceful shutdown on SIGINT/SIGTERM. A start-up failure prints one
+ * line per problem on stderr, naming the setting and the fix, and exits 2 (configuration) or 1 (anything
+ * else): `startup-failure.ts`.
+ */
+import { type Config, loadConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
 import { startRacewire } from './runtime.js';
+import { checkDataDir, describeStartupFailure } from './startup-failure.js';
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config | undefined;
+  let logger: Logger | undefined;
+  let racewire: Awaited<ReturnType<typeof startRacewire>>;
   try {
     config = loadConfig();
+    logger = createLogger(config.LOG_LEVEL);
+    if (config.STORE === 'sqlite') checkDataDir(config.DATA_DIR);
+    racewire = await startRacewire({ config, logger });
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`racewire: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
+    logger?.debug({ err }, 'start-up failed');
+    const failure = describeStartupFailure(err, config);
+    for (const line of failure.lines) process.stderr.write(`racewire: ${line}\n`);
+    process.exit(failure.exitCode);
   }
-  const logger = createLogger(config.LOG_LEVEL);
-  const racewire = await startRacewire({ config, logger });
+  const log = logger!;
   const shown = racewire.url.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost');
-  logger.info(`board: ${shown}/  (WebSocket ${shown.replace(/^http/, 'ws')}/ws, API docs ${shown}/docs)`);
+  log.info(`board: ${shown}/  (WebSocket ${shown.replace(/^http/, 'ws')}/ws, API docs ${shown}/docs)`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     await racewire.stop();
@@ -33,7 +41,4 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-main().catch((err) => {
-  process.stderr.write(`racewire failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+void main();

@@ -1,11 +1,12 @@
 /**
- * The composition root, wiring only: config -> clock -> upstream (real API or embedded simulator) -> backend
- * (event log, bus, outbox, leadership, request window for STORE's driver) -> polling -> delivery -> HTTP.
+ * The composition root, wiring only: config -> upstream (real API, replay or embedded simulator) and its clock
+ * -> backend (event log, bus, outbox, leadership, request window for STORE's driver) -> polling -> delivery ->
+ * HTTP.
  * `main.ts` calls it and handles signals; tests call it in-process.
  */
 import type { FastifyInstance } from 'fastify';
 import { type Backend, backends } from './backend/index.js';
-import { type Clock, createScaledClock, systemClock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import { freshnessOf } from './cluster/cluster-state.js';
 import { inOrder } from './cluster/leadership.js';
 import { nodeRaceView } from './cluster/shared-race-view.js';
@@ -16,6 +17,7 @@ import { redactValue } from './delivery/core/redact.js';
 import { registerSseEndpoint } from './delivery/sse/endpoint.js';
 import { registerWebhooks } from './delivery/webhooks/index.js';
 import { registerWebSocketGateway } from './delivery/ws/gateway.js';
+import { startUpstream } from './embedded/upstream.js';
 import { buildApp } from './http/app.js';
 import { registerBoard } from './http/board.js';
 import { budgetReadiness, registerHealthRoutes, upstreamReadiness } from './http/health.js';
@@ -23,9 +25,11 @@ import { bindMetricSources } from './http/metric-sources.js';
 import { createMetrics, registerMetricsRoute } from './http/metrics.js';
 import { opsSummary } from './http/ops-summary.js';
 import { registerRaceRoutes } from './http/race-routes.js';
+import { createRecentEvents } from './http/recent-events.js';
 import { createLogger, type Logger } from './logger.js';
-import { createSimulator, type Simulator } from './simulator/index.js';
-import { createRacingClient } from './upstream/client.js';
+import { startRecording } from './replay/index.js';
+import type { Simulator } from './simulator/index.js';
+import { createRacingClient, warnIfUnidentified } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
 import { createPollingRole } from './watch/polling-role.js';
 import { createRaceCatalog } from './watch/race-catalog.js';
@@ -48,34 +52,21 @@ export async function startRacewire(opts: {
   config: Config;
   logger?: Logger;
   listen?: boolean;
+  /** Builds the race clock of the embedded upstream from its first instant (tests pass a manual clock). */
+  clockFrom?: (origin: number) => Clock & { speed?: number };
   /** The wall clock (tests pass a manual one). @default systemClock */
   wallClock?: Clock;
 }): Promise<Racewire> {
   const { config } = opts;
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
-  const embedded = config.RACING_API_URL === undefined;
-  const clock: Clock & { speed?: number } = embedded
-    ? createScaledClock({ origin: Date.now(), speed: config.SIMULATOR_SPEED })
-    : systemClock;
+  // The racing API, a replayed recording or the embedded simulator, and the race clock it runs on.
+  const upstream = await startUpstream({ config, logger, clockFrom: opts.clockFrom });
+  const { clock, simulator } = upstream;
   const wallClock = opts.wallClock ?? systemClock;
-
-  let simulator: Simulator | undefined;
-  let baseUrl = config.RACING_API_URL;
-  if (embedded) {
-    // The simulator's own limit sits above ours, as a real provider's would: racewire must never reach it.
-    simulator = await createSimulator({
-      seed: config.SIMULATOR_SEED,
-      clock,
-      day: demoDay(clock.now()),
-      rateLimit: { perMinute: Math.ceil(config.RACING_API_MAX_RPM * 1.2) },
-      logger: logger.child({ component: 'simulator' }),
-    });
-    baseUrl = await simulator.listen({ port: 0, host: '127.0.0.1' });
-    if (config.STORE === 'redis') {
-      logger.warn(
-        'STORE=redis with the embedded simulator: each node simulates its own day; point every node of a deployment at one upstream (RACING_API_URL)',
-      );
-    }
+  if (upstream.kind !== 'racing API' && config.STORE === 'redis') {
+    logger.warn(
+      'STORE=redis with the embedded simulator: each node simulates its own day; point every node of a deployment at one upstream (RACING_API_URL)',
+    );
   }
 
   let delivery: DeliveryHub | undefined;
@@ -100,22 +91,35 @@ export async function startRacewire(opts: {
     sharedWindow: backend.requestWindow,
     logger: logger.child({ component: 'limiter' }),
   });
+  const upstreamHeaders = {
+    from: config.RACING_API_FROM,
+    partner: config.RACING_API_PARTNER,
+    partnerId: config.RACING_API_PARTNER_ID,
+    apiKey:
+      config.RACING_API_KEY_HEADER && config.RACING_API_KEY
+        ? { header: config.RACING_API_KEY_HEADER, value: config.RACING_API_KEY }
+        : undefined,
+  };
+  if (upstream.kind === 'racing API')
+    warnIfUnidentified(logger.child({ component: 'upstream' }), upstreamHeaders);
+  const recording = config.RECORD_DIR
+    ? startRecording({
+        dir: config.RECORD_DIR,
+        baseUrl: upstream.baseUrl,
+        clock,
+        logger: logger.child({ component: 'recorder' }),
+        onDrop: (reason, records) => metrics.recordingDropped.inc({ reason }, records),
+      })
+    : undefined;
   const client = createRacingClient({
-    baseUrl: baseUrl!,
+    baseUrl: upstream.baseUrl,
+    fetch: recording?.fetch,
     limiter,
     clock,
     logger: logger.child({ component: 'upstream' }),
     timeoutMs: config.RACING_API_TIMEOUT_MS,
     onResponse: (meta) => metrics.upstreamRequests.inc(upstreamLabels(meta.path, meta.status)),
-    headers: {
-      from: config.RACING_API_FROM,
-      partner: config.RACING_API_PARTNER,
-      partnerId: config.RACING_API_PARTNER_ID,
-      apiKey:
-        config.RACING_API_KEY_HEADER && config.RACING_API_KEY
-          ? { header: config.RACING_API_KEY_HEADER, value: config.RACING_API_KEY }
-          : undefined,
-    },
+    headers: upstreamHeaders,
   });
 
   const role = createPollingRole({
@@ -132,7 +136,11 @@ export async function startRacewire(opts: {
   });
   const view = nodeRaceView(role.poller, backend.sharedView);
 
-  const app = await buildApp({ logger });
+  const app = await buildApp({
+    logger,
+    corsOrigins: config.CORS_ORIGINS,
+    rateLimits: { restPerMinute: config.RATE_LIMIT_REST, adminPerMinute: config.RATE_LIMIT_ADMIN },
+  });
   const catalog = createRaceCatalog(view);
   const auth = { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) };
   // Subscribers' limits, heartbeats and timeouts run on the wall clock, whatever the race clock's speed.
@@ -184,7 +192,9 @@ export async function startRacewire(opts: {
     webhooks,
     cluster,
   });
-  registerRaceRoutes(app, { races: view, log, redact: redactValue, ops });
+  const recent = createRecentEvents();
+  bus.subscribe((entries) => recent.add(entries));
+  registerRaceRoutes(app, { races: view, log, redact: redactValue, ops, recent });
   await registerBoard(app);
 
   let url = '';
@@ -200,7 +210,7 @@ export async function startRacewire(opts: {
   logger.info(
     {
       url,
-      upstream: embedded ? 'embedded simulator' : 'racing API',
+      upstream: upstream.kind,
       store: config.STORE,
       ...(backend.distributed ? { node: backend.nodeId } : {}),
     },
@@ -222,20 +232,13 @@ export async function startRacewire(opts: {
       await webhooks.close();
       await app.close();
       await backend.close();
-      await simulator?.close();
+      await recording?.close();
+      await upstream.close();
     },
   };
 }
 
-/**
- * The UTC day to lay the real timetable on so that `now` falls inside its racing: the timetable runs from
- * 14:15 UTC the day before to 17:02 UTC on the day, so from mid-afternoon UTC on, tomorrow's day is live.
- */
-export function demoDay(now: number): string {
-  const date = new Date(now);
-  if (date.getUTCHours() >= 15) date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
-}
+export { demoDay } from './embedded/upstream.js';
 
 /** Metric labels of an upstream response: the operation (not the id, to keep cardinality low) and status. */
 export function upstreamLabels(

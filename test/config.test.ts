@@ -25,6 +25,30 @@ describe('configuration', () => {
     const { problems, code } = error as ConfigError;
     expect(code).toBe('RW_CONFIG_INVALID');
     expect(problems.map((p) => p.split('=')[0])).toEqual(['PORT', 'RACING_API_URL', 'RACING_API_MAX_RPM']);
+    expect(problems[0]).toBe(
+      'PORT="eighty": Invalid input: expected number, received NaN. Fix: set PORT to a whole number from 0 to 65535, or unset it for the default 8080',
+    );
+    for (const line of problems) expect(line).not.toContain('\n');
+  });
+
+  it('never echoes a secret: secret values are hidden and URL passwords masked', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({
+        ADMIN_TOKEN: 'admintok',
+        REDIS_URL: 'redis://:hunter2@127.0.0.1:99999',
+        RACING_API_URL: 'ftp://user:pa55word@api.example/x',
+        API_KEYS: 'supersecretkey:admin',
+      });
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    expect(error?.problems).toEqual([
+      'RACING_API_URL="ftp://***@api.example/x": Invalid URL. Fix: set RACING_API_URL to an http:// or https:// URL, or unset it',
+      'REDIS_URL="redis://***@127.0.0.1:99999": Invalid URL. Fix: set REDIS_URL to a redis:// or rediss:// URL, or unset it',
+      'ADMIN_TOKEN (8 characters, hidden): Too small: expected string to have >=16 characters. Fix: set ADMIN_TOKEN to at least 16 characters, e.g. the output of openssl rand -hex 24, or unset it',
+      'API_KEYS (pair 1 of 1, hidden): the scope must be public or partner. Fix: write each pair as key:public or key:partner',
+    ]);
   });
 
   it('refuses an API key without the header that carries it', () => {
@@ -37,15 +61,18 @@ describe('configuration', () => {
       ['def', { name: 'key2', scope: 'public' }],
       ['ghi', { name: 'key3', scope: 'public' }],
     ]);
-    expect(() => parseApiKeys('supersecretkey:admin')).toThrow(/"supe…"/);
+    expect(() => parseApiKeys('a:public,supersecretkey:admin')).toThrow(
+      'API_KEYS (pair 2 of 2, hidden): the scope must be public or partner',
+    );
   });
 
   it('documents every setting with its default in docs/operations.md', () => {
     const doc = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');
-    for (const [name, [, fallback]] of Object.entries(SETTINGS)) {
+    for (const [name, [, fallback, description]] of Object.entries(SETTINGS)) {
       const row = doc.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
       expect(row, name).toBeDefined();
       expect(row).toContain(fallback === undefined ? '(unset)' : `\`${fallback}\``);
+      expect(row).toContain(description);
     }
   });
 });

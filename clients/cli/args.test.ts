@@ -47,6 +47,7 @@ describe('the ticker arguments', () => {
     [['--race', 'a', '--meeting', 'b'], 'choose one of --race, --meeting and --all'],
     [['--race', 'a', '--race', 'b'], '--race given twice'],
     [['--colour'], 'unknown argument "--colour"'],
+    [['r1'], 'unexpected argument "r1"'],
     [['--url', 'http://h/ws'], '--url: "http://h/ws" must start with ws:// or wss://'],
     [['--url', 'nope'], '--url: "nope" is not a URL'],
   ])('rejects %j with "%s"', (argv, message) => {

@@ -1,7 +1,8 @@
-/** The ticker's command line, parsed into a value or an ArgsError (exit 2 with usage). Pure. */
+/** The ticker's command line (node:util parseArgs), parsed into a value or an ArgsError (exit 2). Pure. */
+import { parseArgs as nodeParseArgs, type ParseArgsConfig } from 'node:util';
 import { EVENT_TYPES } from '@racewire/client';
 
-export const USAGE = `usage: npm run tail -- [--race ID | --meeting ID | --all] [--events TYPES] [--url URL] [--token KEY]
+export const USAGE = `usage: racewire-tail [--race ID | --meeting ID | --all] [--events TYPES] [--url URL] [--token KEY]
 
   --race ID        one race's events
   --meeting ID     every race of one meeting
@@ -12,7 +13,8 @@ export const USAGE = `usage: npm run tail -- [--race ID | --meeting ID | --all] 
   --token KEY      API key (default $RACEWIRE_TOKEN)
   --help           this text
 
-Ctrl-C closes the connection and exits.`;
+Events go to stdout, one line each; messages about the connection go to stderr.
+Ctrl-C closes the connection and exits 0.`;
 
 export interface TailOptions {
   /** `race:<id>`, `meeting:<id>` or `firehose`. */
@@ -33,7 +35,16 @@ export class ArgsError extends Error {
   }
 }
 
-const VALUE_FLAGS = new Set(['--race', '--meeting', '--events', '--url', '--token']);
+/** The flags; `strict: false` below so that every refusal is ours, worded the same on every Node line. */
+const OPTIONS = {
+  race: { type: 'string' },
+  meeting: { type: 'string' },
+  events: { type: 'string' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  all: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
 
 /** Expands `family.*` and checks every name against the event catalogue. */
 export function parseTypes(spec: string): string[] {
@@ -55,20 +66,27 @@ export function parseArgs(
   argv: readonly string[],
   env: Record<string, string | undefined> = {},
 ): ParseResult {
+  const { tokens } = nodeParseArgs({
+    args: [...argv],
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  if (tokens.some((t) => t.kind === 'option' && t.name === 'help')) return { help: true };
   const values = new Map<string, string>();
   let all = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return { help: true };
-    if (arg === '--all') {
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') continue;
+    if (token.kind === 'positional') throw new ArgsError(`unexpected argument "${token.value}"`);
+    const flag = `--${token.name}`;
+    if (!Object.hasOwn(OPTIONS, token.name)) throw new ArgsError(`unknown argument "${token.rawName}"`);
+    if (token.name === 'all') {
       all = true;
       continue;
     }
-    const eq = arg.indexOf('=');
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (!VALUE_FLAGS.has(flag)) throw new ArgsError(`unknown argument "${arg}"`);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) {
+    const { value } = token;
+    if (value === undefined || value === '' || (!token.inlineValue && value.startsWith('-'))) {
       throw new ArgsError(`${flag} needs a value`);
     }
     if (values.has(flag)) throw new ArgsError(`${flag} given twice`);

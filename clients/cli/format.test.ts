@@ -23,7 +23,7 @@ describe('ticker lines', () => {
 
   it('colours by kind of news and never passes control characters from data through', () => {
     const line = formatLine(scratched, true);
-    expect(line).toContain('\x1b[33m\x1b[1m#4 Tickford [2J scratched (late)\x1b[0m');
+    expect(line).toContain('\x1b[33m\x1b[1m#4 Tickford [2J scratched (late)\x1b[22m\x1b[39m');
     expect(line).not.toContain('\x1b[2J');
   });
 

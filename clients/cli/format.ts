@@ -1,24 +1,16 @@
-/** One line per event for the terminal, coloured by what kind of news it is. Pure. */
+/** One line per event for the terminal, coloured (node:util styleText) by what kind of news it is. Pure. */
+import { styleText } from 'node:util';
 import type { RaceEvent } from '@racewire/client';
 import { describeEvent, type Tone } from '../web/describe-event.js';
 
-const ANSI = {
-  reset: '\x1b[0m',
-  dim: '\x1b[2m',
-  bold: '\x1b[1m',
-  green: '\x1b[32m',
-  red: '\x1b[31m',
-  yellow: '\x1b[33m',
-  magenta: '\x1b[35m',
-  cyan: '\x1b[36m',
-} as const;
+type Style = Parameters<typeof styleText>[0];
 
-const TONE: Record<Tone, string> = {
-  up: ANSI.green,
-  down: ANSI.red,
-  alert: ANSI.yellow + ANSI.bold,
-  result: ANSI.magenta + ANSI.bold,
-  info: ANSI.cyan,
+const TONE: Record<Tone, Style> = {
+  up: 'green',
+  down: 'red',
+  alert: ['yellow', 'bold'],
+  result: ['magenta', 'bold'],
+  info: 'cyan',
 };
 
 /** Colour only on a terminal, and never when NO_COLOR is set (no-color.org) or TERM is dumb. */
@@ -27,6 +19,12 @@ export function useColour(stream: { isTTY?: boolean }, env: Record<string, strin
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
+
+/**
+ * Styles `text`, or not: the decision is `useColour`'s, made once, so `validateStream: false` (newer Node
+ * lines would otherwise decide again from the environment; Node 20 ignores the option and always styles).
+ */
+const paint = (style: Style, text: string) => styleText(style, text, { validateStream: false });
 
 /** `21:04:05  Awapuni R3  runner.scratched  #4 Tickford scratched (late)`; no newline. */
 export function formatLine(event: RaceEvent, colour: boolean): string {
@@ -37,5 +35,5 @@ export function formatLine(event: RaceEvent, colour: boolean): string {
   const parts = [time, clean(line.where).padEnd(18), clean(event.type).padEnd(24), clean(line.what)];
   if (!colour) return parts.join('  ');
   const [t, where, type, what] = parts as [string, string, string, string];
-  return `${ANSI.dim}${t}${ANSI.reset}  ${ANSI.bold}${where}${ANSI.reset}  ${ANSI.dim}${type}${ANSI.reset}  ${TONE[line.tone]}${what}${ANSI.reset}`;
+  return [paint('dim', t), paint('bold', where), paint('dim', type), paint(TONE[line.tone], what)].join('  ');
 }

@@ -1,9 +1,10 @@
 /**
- * The terminal ticker: `npm run tail -- [--race ID | --meeting ID | --all] [--events TYPES] [--url URL]
- * [--token KEY]`. Prints one line per event as it happens; Ctrl-C closes the socket and exits 0. Bad
- * arguments exit 2 with the usage; a server that refuses us for good (bad key, unknown channel) exits 1.
+ * The terminal ticker, `racewire-tail [--race ID | --meeting ID | --all] [--events TYPES] [--url URL]
+ * [--token KEY]`. Prints one line per event on stdout as it happens, and nothing else there: messages about
+ * the connection go to stderr, so `racewire-tail --all > events.log` holds only events. Ctrl-C closes the
+ * socket and exits 0. Bad arguments exit 2 with the usage; a server that refuses us for good (bad key,
+ * unknown channel) exits 1. A server that cannot be reached is named with the reason, and retried.
  */
-
 import { RacewireClient, type WebSocketFactory } from '@racewire/client';
 import WebSocket from 'ws';
 import { ArgsError, parseArgs, USAGE } from './args.js';
@@ -18,7 +19,7 @@ function main(): void {
     parsed = parseArgs(process.argv.slice(2), process.env);
   } catch (err) {
     if (!(err instanceof ArgsError)) throw err;
-    process.stderr.write(`tail: ${err.message}\n\n${USAGE}\n`);
+    process.stderr.write(`racewire-tail: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
   }
   if (parsed.help) {
@@ -28,7 +29,7 @@ function main(): void {
   const { channel, types, url, token } = parsed.options;
   const colour = useColour(process.stdout, process.env);
   const wanted = types ? new Set(types) : undefined;
-  const note = (msg: string) => process.stderr.write(`tail: ${msg}\n`);
+  const note = (msg: string) => process.stderr.write(`racewire-tail: ${msg}\n`);
 
   const client = new RacewireClient({ url, token, WebSocket: WebSocket as unknown as WebSocketFactory });
   let exiting = false;
@@ -43,7 +44,15 @@ function main(): void {
     client.close();
   };
 
-  client.on('open', () => note(`connected to ${url}, following ${channel}`));
+  let open = false;
+  /** The last failure printed while unreachable: the same one is not printed again on every retry. */
+  let lastFailure: string | undefined;
+  let socketError: string | undefined;
+  client.on('open', () => {
+    open = true;
+    lastFailure = undefined;
+    note(`connected to ${url}, following ${channel}`);
+  });
   client.on('event', (event) => {
     if (wanted && !wanted.has(event.type)) return;
     process.stdout.write(`${formatLine(event, colour)}\n`);
@@ -56,12 +65,22 @@ function main(): void {
     if (document === null) note(`no data for race ${stream} yet (not fetched yet, or unknown)`);
   });
   client.on('resync', (stream, reason) => note(`resynchronising ${stream} (${reason})`));
+  client.on('socketError', (message) => {
+    socketError = message;
+  });
   client.on('close', (code, reason, again) => {
     if (exiting) return;
-    if (again) note(`connection closed (${code}${reason ? ` ${reason}` : ''}); reconnecting`);
-    else {
-      note(`connection closed for good (${code}${reason ? ` ${reason}` : ''})`);
+    const why = socketError ?? `closed with code ${code}${reason ? ` (${reason})` : ''}`;
+    socketError = undefined;
+    if (!again) {
+      note(`${url} refused the connection for good: ${why}`);
       exit(1);
+    } else if (open) {
+      open = false;
+      note(`lost the connection to ${url}: ${why}; reconnecting`);
+    } else if (why !== lastFailure) {
+      lastFailure = why;
+      note(`cannot connect to ${url}: ${why}; retrying until it answers (Ctrl-C to stop)`);
     }
   });
   client.on('error', (code, message) => {

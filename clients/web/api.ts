@@ -1,5 +1,6 @@
 /** The REST views the board reads (src/http/race-routes.ts), validated just enough to render safely. */
-import type { OpsSummary } from '../../src/http/race-routes.js';
+import type { RaceEvent } from '@racewire/client';
+import type { OpsView } from '../../src/http/race-routes.js';
 
 export interface RaceSummary {
   raceId: string;
@@ -7,7 +8,6 @@ export interface RaceSummary {
   name: string;
   startTime: string;
   status: string;
-  staleMs: number | null;
 }
 
 export interface MeetingSummary {
@@ -19,7 +19,7 @@ export interface MeetingSummary {
 }
 
 /** The operations summary, as racewire's REST API defines it. */
-export type Ops = OpsSummary;
+export type Ops = OpsView;
 
 export class ApiError extends Error {
   readonly code = 'RW_BOARD_API';
@@ -50,7 +50,17 @@ export async function fetchMeetings(): Promise<MeetingSummary[]> {
 
 export async function fetchOps(): Promise<Ops | undefined> {
   const body = await getJson('/v1/ops');
-  return isObj(body) && typeof body.time === 'number' && isObj(body.budget)
+  return isObj(body) && typeof body.time === 'number' && isObj(body.budget) && isObj(body.staleMs)
     ? (body as unknown as Ops)
     : undefined;
+}
+
+/** The latest events, newest first (`/v1/events/recent`), so the feed does not start empty. */
+export async function fetchRecentEvents(odds: boolean): Promise<RaceEvent[]> {
+  const body = await getJson(`/v1/events/recent?limit=80&odds=${odds}`);
+  const events = isObj(body) && Array.isArray(body.events) ? body.events : [];
+  return events.filter(
+    (e): e is RaceEvent =>
+      isObj(e) && typeof e.id === 'string' && typeof e.type === 'string' && typeof e.timestamp === 'string',
+  );
 }

@@ -1,4 +1,7 @@
-/** The running feed of events from the firehose: newest first, capped, duplicates (by id) dropped. */
+/**
+ * The running feed: newest first, capped, duplicates (by id) dropped. Live events from the firehose go on
+ * top; the recent history from REST goes below what is shown, so it never lands above a newer live event.
+ */
 import type { RaceEvent } from '@racewire/client';
 import { describeEvent } from './describe-event.js';
 import { h } from './dom.js';
@@ -7,7 +10,6 @@ const MAX_ITEMS = 80;
 
 export class FeedView {
   private readonly seen = new Set<string>();
-  private readonly order: string[] = [];
   showOdds = false;
 
   constructor(
@@ -16,16 +18,35 @@ export class FeedView {
   ) {}
 
   add(event: RaceEvent): void {
-    if (this.seen.has(event.id)) return;
-    if (event.type === 'odds.changed' && !this.showOdds) return;
+    const item = this.item(event);
+    if (item) this.list.prepend(item);
+    this.trim();
+  }
+
+  /** Older events, newest first, shown below the current items. */
+  addHistory(events: readonly RaceEvent[]): void {
+    for (const event of events) {
+      const item = this.item(event);
+      if (item) this.list.append(item);
+    }
+    this.trim();
+  }
+
+  private item(event: RaceEvent): HTMLLIElement | undefined {
+    if (this.seen.has(event.id)) return undefined;
+    if (event.type === 'odds.changed' && !this.showOdds) return undefined;
     this.seen.add(event.id);
-    this.order.push(event.id);
     const line = describeEvent(event);
     const time = event.timestamp.slice(11, 19);
     const raceId = event.raceId;
-    const item = h(
+    return h(
       'li',
-      { class: `feed-item tone-${line.tone}`, 'data-testid': 'feed-item', 'data-type': event.type },
+      {
+        class: `feed-item tone-${line.tone}`,
+        'data-testid': 'feed-item',
+        'data-type': event.type,
+        'data-id': event.id,
+      },
       h('time', { class: 'muted', datetime: event.timestamp }, time),
       raceId
         ? h(
@@ -36,10 +57,14 @@ export class FeedView {
         : h('span', { class: 'where' }, line.where),
       h('span', { class: 'what' }, line.what),
     );
-    this.list.prepend(item);
-    while (this.order.length > MAX_ITEMS) {
-      this.seen.delete(this.order.shift()!);
-      this.list.lastElementChild?.remove();
+  }
+
+  /** Drops the oldest items (the bottom ones) beyond the cap. */
+  private trim(): void {
+    while (this.list.children.length > MAX_ITEMS) {
+      const last = this.list.lastElementChild as HTMLElement;
+      this.seen.delete(last.dataset.id ?? '');
+      last.remove();
     }
   }
 }

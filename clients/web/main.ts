@@ -1,9 +1,10 @@
 /**
- * The live board: wires the REST views (meetings, ops) and one SDK connection (the selected race's live
- * document, the firehose for the feed) to the panels. Selection lives in the URL hash so a reload keeps it.
+ * The live board: wires the REST views (meetings, ops, the recent events the feed starts with) and one SDK
+ * connection (the selected race's live document, the firehose for the feed) to the panels. Selection lives
+ * in the URL hash so a reload keeps it.
  */
 import { RacewireClient } from '@racewire/client';
-import { fetchMeetings, fetchOps, type MeetingSummary, type Ops } from './api.js';
+import { fetchMeetings, fetchOps, fetchRecentEvents, type MeetingSummary, type Ops } from './api.js';
 import { byTestId, fill, h } from './dom.js';
 import { FeedView } from './feed-view.js';
 import { renderMeetings } from './meetings-view.js';
@@ -58,8 +59,7 @@ function drawMeetings() {
 }
 
 function drawOps() {
-  const stale = selected ? findRace(selected)?.race.staleMs : undefined;
-  renderOps(byTestId('ops'), ops, meetings, stale);
+  renderOps(byTestId('ops'), ops, selected);
   const speed = ops?.clockSpeed ?? 1;
   byTestId('speed').textContent = speed === 1 ? '' : `×${speed}`;
 }
@@ -71,6 +71,15 @@ async function refreshMeetings() {
     if (!selected && location.hash.startsWith('#race=')) select(decodeURIComponent(location.hash.slice(6)));
   } catch {
     // Shown by the ops panel going stale; the next refresh tries again.
+  }
+}
+
+/** Fills the feed with what happened before the page opened (live events may already be there). */
+async function loadRecentEvents() {
+  try {
+    feed.addHistory(await fetchRecentEvents(feed.showOdds));
+  } catch {
+    // The live feed still fills; nothing to retry for history.
   }
 }
 
@@ -112,6 +121,7 @@ client.on('error', (code, message) => {
 
 byTestId<HTMLInputElement>('feed-odds').addEventListener('change', (ev) => {
   feed.showOdds = (ev.target as HTMLInputElement).checked;
+  if (feed.showOdds) void loadRecentEvents();
 });
 byTestId('back').addEventListener('click', () => document.body.classList.remove('has-race'));
 
@@ -121,6 +131,7 @@ client.subscribe('firehose');
 client.connect();
 void refreshMeetings();
 void refreshOps();
+void loadRecentEvents();
 setInterval(refreshMeetings, MEETINGS_EVERY_MS);
 setInterval(refreshOps, OPS_EVERY_MS);
 setInterval(tick, 250);

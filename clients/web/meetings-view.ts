@@ -1,7 +1,6 @@
 /** Today's meetings, each with its races as chips; a click selects the race (and the URL hash follows). */
 import type { MeetingSummary } from './api.js';
 import { fill, h } from './dom.js';
-import { formatStaleness } from './server-clock.js';
 
 const CODE_LABEL: Record<string, string> = { T: 'Gallops', H: 'Harness', G: 'Greyhounds' };
 
@@ -44,7 +43,7 @@ export function renderMeetings(
                 'data-testid': 'race-link',
                 'data-race-id': r.raceId,
                 'data-status': r.status,
-                title: `R${r.raceNumber} ${r.name}\n${r.status} · ${new Date(r.startTime).toISOString().slice(11, 16)} UTC · data ${formatStaleness(r.staleMs)} old`,
+                title: `R${r.raceNumber} ${r.name}\n${r.status} · ${new Date(r.startTime).toISOString().slice(11, 16)} UTC`,
                 onclick: () => onSelect(r.raceId),
               },
               `R${r.raceNumber}`,

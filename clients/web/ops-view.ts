@@ -2,7 +2,7 @@
  * The operations panel: the upstream budget this minute, races watched, staleness, subscribers, webhooks, and
  * with several nodes which one this is and whether it polls.
  */
-import type { MeetingSummary, Ops } from './api.js';
+import type { Ops } from './api.js';
 import { fill, h } from './dom.js';
 import { formatStaleness } from './server-clock.js';
 
@@ -14,30 +14,27 @@ const stat = (label: string, value: string | number, testId: string, tone = '') 
     h('span', { class: 'stat-label' }, label),
   );
 
-/** Staleness of races still to settle (Final and Abandoned races are no longer polled often). */
-export function liveStaleness(meetings: MeetingSummary[]): { worst: number | null; median: number | null } {
-  const values = meetings
-    .flatMap((m) => m.races)
-    .filter((r) => r.status !== 'Final' && r.status !== 'Abandoned' && typeof r.staleMs === 'number')
-    .map((r) => r.staleMs as number)
+/** Staleness of races still to settle (the server lists only those: settled races are no longer polled). */
+export function liveStaleness(staleMs: Record<string, number>): {
+  worst: number | null;
+  median: number | null;
+} {
+  const values = Object.values(staleMs)
+    .filter((v) => typeof v === 'number')
     .sort((a, b) => a - b);
   if (values.length === 0) return { worst: null, median: null };
   return { worst: values[values.length - 1]!, median: values[Math.floor(values.length / 2)]! };
 }
 
-export function renderOps(
-  root: HTMLElement,
-  ops: Ops | undefined,
-  meetings: MeetingSummary[],
-  selectedStale: number | null | undefined,
-): void {
+export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: string | undefined): void {
   if (!ops) {
     fill(root, h('p', { class: 'muted' }, 'Waiting for /v1/ops…'));
     return;
   }
   const { budget } = ops;
   const usedPct = budget.maxPerMinute > 0 ? Math.min(100, (budget.used / budget.maxPerMinute) * 100) : 0;
-  const stale = liveStaleness(meetings);
+  const stale = liveStaleness(ops.staleMs);
+  const selectedStale = selected === undefined ? undefined : (ops.staleMs[selected] ?? null);
   const hooks = ops.webhooks;
   fill(
     root,

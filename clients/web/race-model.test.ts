@@ -52,14 +52,31 @@ describe('the race model read from a real normalised document', () => {
     ]);
   });
 
-  it('lists Final dividends before Interim ones, each with its runners', () => {
-    const statuses = model.dividends.map((d) => d.status);
-    expect(statuses.filter((s) => s === 'Final')).toHaveLength(7);
-    expect(statuses.indexOf('Interim')).toBe(7);
-    expect(model.dividends.find((d) => d.product === 'Pool Win' && d.status === 'Final')).toMatchObject({
+  it("shows each pool's Final rows and not the Interim rows they supersede", () => {
+    expect(model.dividends.map((d) => `${d.product} ${d.status}`)).toEqual([
+      'Pool First4 Final',
+      'Pool Place Final',
+      'Pool Place Final',
+      'Pool Place Final',
+      'Pool Quinella Final',
+      'Pool Trifecta Final',
+      'Pool Win Final',
+    ]);
+    expect(model.dividends.find((d) => d.product === 'Pool Win')).toMatchObject({
       dividend: 6.6,
       runners: '2',
     });
+  });
+
+  it('keeps the Interim rows of a pool with no Final row yet, after the Final ones', () => {
+    const dividends = Object.fromEntries(
+      Object.entries(doc.dividends ?? {}).filter(
+        ([, d]) => !(d.product_name === 'Pool Win' && d.status === 'Final'),
+      ),
+    );
+    const rows = raceModel(raceId, { ...doc, dividends }).dividends.map((d) => `${d.product} ${d.status}`);
+    expect(rows.at(-1)).toBe('Pool Win Interim');
+    expect(rows.filter((r) => r.endsWith('Interim'))).toEqual(['Pool Win Interim']);
   });
 });
 

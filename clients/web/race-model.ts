@@ -124,7 +124,7 @@ export function raceModel(raceId: string, document: unknown): RaceModel {
     .filter((r) => r.position > 0)
     .sort((a, b) => a.position - b.position);
 
-  const dividends = Object.entries(rec(doc.dividends))
+  const dividendRows = Object.entries(rec(doc.dividends))
     .map(([id, v]) => {
       const d = rec(v);
       const positions = Array.isArray(d.positions) ? d.positions.map(rec) : [];
@@ -139,10 +139,12 @@ export function raceModel(raceId: string, document: unknown): RaceModel {
           .join('-'),
       };
     })
-    // Final rows first: they supersede the Interim rows of the same pool.
+    // Final rows first; a pool's Final rows supersede its Interim ones, which are then not shown at all.
     .sort((a, b) =>
       a.status === b.status ? a.product.localeCompare(b.product) : a.status === 'Final' ? -1 : 1,
     );
+  const finalPools = new Set(dividendRows.filter((d) => d.status === 'Final').map((d) => d.product));
+  const dividends = dividendRows.filter((d) => d.status === 'Final' || !finalPools.has(d.product));
 
   return {
     raceId,

@@ -4,7 +4,7 @@
  */
 import { fill, h } from './dom.js';
 import { MARKETS, type Market, type Move, oddsMoves, type RaceModel, riderLabel } from './race-model.js';
-import { formatCountdown } from './server-clock.js';
+import { jumpLabel } from './server-clock.js';
 
 const MARKET_LABEL: Record<Market, string> = {
   fixed_win: 'Win',
@@ -14,6 +14,16 @@ const MARKET_LABEL: Record<Market, string> = {
 };
 
 const price = (v: number | null) => (v === null ? '–' : v.toFixed(2));
+
+const isOpen = (status: string | undefined) => status === 'Open' || status === 'Upcoming';
+
+/** `7 of 8 running` while the field can still change; once the race is closed, who started. */
+export function fieldSize(m: Pick<RaceModel, 'status' | 'runners'>): string {
+  const starters = m.runners.filter((r) => !r.scratched).length;
+  const scratched = m.runners.length - starters;
+  if (isOpen(m.status)) return `${starters} of ${m.runners.length} running`;
+  return `${starters} starters${scratched ? `, ${scratched} scratched` : ''}`;
+}
 
 export const statusClass = (status: string) => `status status-${status.toLowerCase().replace(/[^a-z]/g, '')}`;
 
@@ -74,11 +84,19 @@ export class RaceView {
     const start = this.model?.advertisedStart;
     if (!el || start === null || start === undefined || serverNow === undefined) return;
     const left = start - serverNow;
-    // After the jump the countdown means nothing: the status badge says what is happening.
-    const open = this.model?.status === 'Open' || this.model?.status === 'Upcoming';
-    el.textContent = open ? formatCountdown(left) : '';
-    el.title = open ? 'to the advertised start (server clock)' : '';
-    el.classList.toggle('soon', open && left < 5 * 60_000);
+    // After the jump the countdown means nothing: the status badge says what is happening. An open race past
+    // its advertised start is late, and says by how much.
+    const open = isOpen(this.model?.status);
+    const label = jumpLabel(left);
+    el.textContent = open ? label.text : '';
+    el.title = open
+      ? label.late
+        ? 'past the advertised start, not yet jumped (server clock)'
+        : 'to the advertised start (server clock)'
+      : '';
+    el.dataset.late = String(open && label.late);
+    el.classList.toggle('soon', open && !label.late && left < 5 * 60_000);
+    el.classList.toggle('late', open && label.late);
   }
 
   private build(model: RaceModel): void {
@@ -154,7 +172,7 @@ export class RaceView {
       m.distance ? `${m.distance} m` : null,
       m.trackCondition,
       start ? `${start} UTC` : null,
-      `${m.runners.filter((r) => !r.scratched).length} of ${m.runners.length} running`,
+      fieldSize(m),
     ].filter(Boolean);
     const old = head.querySelector('[data-testid="countdown"]');
     fill(

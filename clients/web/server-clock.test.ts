@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { nextJump } from './meetings-view.js';
 import { liveStaleness } from './ops-view.js';
-import { createServerClock, formatCountdown, formatStaleness } from './server-clock.js';
+import { fieldSize } from './race-view.js';
+import { createServerClock, formatCountdown, formatStaleness, jumpLabel } from './server-clock.js';
 
 describe('the server clock', () => {
   it('knows nothing before the first sample', () => {
@@ -21,11 +22,7 @@ describe('the server clock', () => {
   });
 
   it('formats countdowns and staleness', () => {
-    expect([formatCountdown(307_900), formatCountdown(3_723_000), formatCountdown(-42_000)]).toEqual([
-      '5:07',
-      '1:02:03',
-      '-0:42',
-    ]);
+    expect([formatCountdown(307_900), formatCountdown(3_723_000)]).toEqual(['5:07', '1:02:03']);
     expect([null, 200, 12_400, 240_000, 7_200_000].map(formatStaleness)).toEqual([
       'never',
       'fresh',
@@ -37,13 +34,12 @@ describe('the server clock', () => {
 });
 
 describe('meeting and ops summaries', () => {
-  const race = (status: string, startTime: string, staleMs: number | null) => ({
+  const race = (status: string, startTime: string) => ({
     raceId: startTime,
     raceNumber: 1,
     name: '',
     startTime,
     status,
-    staleMs,
   });
   const meeting = (races: ReturnType<typeof race>[]) => ({
     meetingId: 'm',
@@ -55,20 +51,31 @@ describe('meeting and ops summaries', () => {
 
   it('orders meetings by their next unsettled race', () => {
     expect(
-      nextJump(meeting([race('Final', '2026-01-01T01:00:00Z', 1), race('Open', '2026-01-01T02:00:00Z', 1)])),
+      nextJump(meeting([race('Final', '2026-01-01T01:00:00Z'), race('Open', '2026-01-01T02:00:00Z')])),
     ).toBe(Date.parse('2026-01-01T02:00:00Z'));
-    expect(nextJump(meeting([race('Final', '2026-01-01T01:00:00Z', 1)]))).toBe(Number.POSITIVE_INFINITY);
+    expect(nextJump(meeting([race('Final', '2026-01-01T01:00:00Z')]))).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it('reports the worst and median staleness of races still to settle', () => {
-    const m = meeting([
-      race('Open', 'a', 1_000),
-      race('Open', 'b', 5_000),
-      race('Interim', 'c', 3_000),
-      race('Final', 'd', 999_000),
-      race('Open', 'e', null),
-    ]);
-    expect(liveStaleness([m])).toEqual({ worst: 5_000, median: 3_000 });
-    expect(liveStaleness([])).toEqual({ worst: null, median: null });
+  it('reports the worst and median staleness of the races the server lists as still to settle', () => {
+    expect(liveStaleness({ a: 1_000, b: 5_000, c: 3_000 })).toEqual({ worst: 5_000, median: 3_000 });
+    expect(liveStaleness({})).toEqual({ worst: null, median: null });
+  });
+});
+
+describe('the race header', () => {
+  it('counts down to the jump, then says how late an open race is instead of going negative', () => {
+    expect(jumpLabel(76_000)).toEqual({ text: '1:16', late: false });
+    expect(jumpLabel(0)).toEqual({ text: '0:00', late: false });
+    expect(jumpLabel(-76_000)).toEqual({ text: 'late 1:16', late: true });
+  });
+
+  it('says how many run while the field can change, and who started once the race is closed', () => {
+    const runners = (n: number, scratched: number) =>
+      Array.from({ length: n }, (_, i) => ({ scratched: i < scratched })) as Parameters<
+        typeof fieldSize
+      >[0]['runners'];
+    expect(fieldSize({ status: 'Open', runners: runners(8, 1) })).toBe('7 of 8 running');
+    expect(fieldSize({ status: 'Final', runners: runners(8, 0) })).toBe('8 starters');
+    expect(fieldSize({ status: 'Interim', runners: runners(9, 1) })).toBe('8 starters, 1 scratched');
   });
 });

@@ -25,15 +25,21 @@ export function createServerClock(localNow: () => number = () => performance.now
   };
 }
 
-/** `5:07` , `1:02:03`, `-0:42` (past the jump), in server-clock time. */
+/** `5:07`, `1:02:03`: a duration (ms) in server-clock time. */
 export function formatCountdown(ms: number): string {
-  const sign = ms < 0 ? '-' : '';
-  const total = Math.floor(Math.abs(ms) / 1000);
+  const total = Math.floor(Math.max(0, ms) / 1000);
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = total % 60;
   const pad = (n: number) => String(n).padStart(2, '0');
-  return h > 0 ? `${sign}${h}:${pad(m)}:${pad(s)}` : `${sign}${m}:${pad(s)}`;
+  return h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+}
+
+/** What an open race's header says about its jump: the time left, or how late it is once past. */
+export function jumpLabel(msToStart: number): { text: string; late: boolean } {
+  return msToStart >= 0
+    ? { text: formatCountdown(msToStart), late: false }
+    : { text: `late ${formatCountdown(-msToStart)}`, late: true };
 }
 
 /** `fresh`, `12s`, `4m`, `never` for a staleness in ms (null: never fetched). */

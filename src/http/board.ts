@@ -1,21 +1,21 @@
 /**
- * Serves the live board (clients/web) at `/`. The board's TypeScript (and the client SDK it imports) is
- * bundled once, in memory, with esbuild when the route is registered, so there is no build step and no
- * generated file in the tree. The bundle and stylesheet are served under content-hashed URLs and cached for
- * a year; the page itself is revalidated every time so a new deploy is picked up at once.
+ * Serves the live board (clients/web) at `/` from `dist/board/`, which `npm run build` (scripts/build-board.ts)
+ * fills: there is no bundler at run time. The script, stylesheet and icon are served under content-hashed
+ * URLs and cached for a year; the page itself is revalidated every time so a new deploy is picked up at once.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { errorBody } from './errors.js';
 
-const WEB_DIR = fileURLToPath(new URL('../../clients/web/', import.meta.url));
+/** Where the build puts the board, from src/http (tsx) and dist/http (node) alike. */
+export const BOARD_DIR = fileURLToPath(new URL('../../dist/board/', import.meta.url));
 
-export class BoardBuildError extends Error {
-  readonly code = 'RW_BOARD_BUILD_FAILED';
-  constructor(message: string) {
-    super(`could not bundle the board: ${message}`);
+export class BoardMissingError extends Error {
+  readonly code = 'RW_BOARD_MISSING';
+  constructor(dir: string) {
+    super(`the board is not built (no ${dir}index.html): run npm run build`);
     this.name = this.constructor.name;
   }
 }
@@ -28,40 +28,33 @@ interface Asset {
 
 const hashOf = (body: string) => createHash('sha256').update(body).digest('hex').slice(0, 12);
 
-/** Bundles clients/web/main.ts (browser, ES2020, minified) into one script, in memory. */
-export async function bundleBoard(): Promise<string> {
-  try {
-    const result = await build({
-      entryPoints: [`${WEB_DIR}main.ts`],
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2020',
-      minify: true,
-      legalComments: 'none',
-      logLevel: 'silent',
-    });
-    const out = result.outputFiles[0];
-    if (!out) throw new Error('esbuild produced no output');
-    return out.text;
-  } catch (err) {
-    throw new BoardBuildError(err instanceof Error ? err.message : String(err));
+/** File name stem -> [built file, extension in the URL, content type]. */
+const ASSETS = {
+  app: ['app.js', 'js', 'text/javascript; charset=utf-8'],
+  board: ['board.css', 'css', 'text/css; charset=utf-8'],
+  favicon: ['favicon.svg', 'svg', 'image/svg+xml'],
+} as const;
+type AssetName = keyof typeof ASSETS;
+
+async function readAssets(dir: string) {
+  const html = await readFile(`${dir}index.html`, 'utf8').catch(() => {
+    throw new BoardMissingError(dir);
+  });
+  const assets = {} as Record<AssetName, Asset>;
+  for (const [name, [file, , type]] of Object.entries(ASSETS) as [AssetName, (typeof ASSETS)[AssetName]][]) {
+    const body = await readFile(`${dir}${file}`, 'utf8');
+    assets[name] = { body, type, hash: hashOf(body) };
   }
+  return { html, assets };
 }
 
-export async function registerBoard(app: FastifyInstance): Promise<void> {
-  const [script, css, html] = await Promise.all([
-    bundleBoard(),
-    readFile(`${WEB_DIR}board.css`, 'utf8'),
-    readFile(`${WEB_DIR}index.html`, 'utf8'),
-  ]);
-  const js: Asset = { body: script, type: 'text/javascript; charset=utf-8', hash: hashOf(script) };
-  const style: Asset = { body: css, type: 'text/css; charset=utf-8', hash: hashOf(css) };
+export async function registerBoard(app: FastifyInstance, dir = BOARD_DIR): Promise<void> {
+  const { html, assets } = await readAssets(dir);
+  const url = (name: AssetName) => `/board/${name}.${assets[name].hash}.${ASSETS[name][1]}`;
   const page = html
-    .replace('%SCRIPT%', `/board/app.${js.hash}.js`)
-    .replace('%STYLE%', `/board/board.${style.hash}.css`);
-  const pageEtag = `"${hashOf(page)}"`;
+    .replace('%SCRIPT%', url('app'))
+    .replace('%STYLE%', url('board'))
+    .replace('%ICON%', url('favicon'));
 
   const sendAsset = (asset: Asset, hash: string, reply: FastifyReply) => {
     // An old hash (a page cached before a deploy) still gets the current file, but not cached for long.
@@ -73,22 +66,25 @@ export async function registerBoard(app: FastifyInstance): Promise<void> {
       .send(asset.body);
   };
 
-  app.get('/', { schema: { hide: true } }, async (req, reply) => {
+  // Revalidated on every load; the app's ETag (@fastify/etag) makes that a 304 while the page is unchanged.
+  app.get('/', { schema: { hide: true } }, async (_req, reply) =>
     reply
       .header('cache-control', 'no-cache')
-      .header('etag', pageEtag)
       .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer');
-    if (req.headers['if-none-match'] === pageEtag) return reply.code(304).send();
-    return reply.header('content-type', 'text/html; charset=utf-8').send(page);
-  });
+      .header('referrer-policy', 'no-referrer')
+      .header('content-type', 'text/html; charset=utf-8')
+      .send(page),
+  );
+  // Browsers ask for /favicon.ico whatever the page links; the SVG answers it.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
+    sendAsset(assets.favicon, '', reply),
+  );
   app.get<{ Params: { file: string } }>('/board/:file', { schema: { hide: true } }, async (req, reply) => {
-    const m = /^(app|board)\.([0-9a-f]{1,64})\.(js|css)$/.exec(req.params.file);
-    const asset =
-      m?.[1] === 'app' && m[3] === 'js' ? js : m?.[1] === 'board' && m[3] === 'css' ? style : undefined;
-    if (!m || !asset) {
-      return reply.code(404).send({ error: { code: 'not_found', message: 'no such board file' } });
+    const m = /^(app|board|favicon)\.([0-9a-f]{1,64})\.(js|css|svg)$/.exec(req.params.file);
+    const name = m?.[1] as AssetName | undefined;
+    if (!m || !name || ASSETS[name][1] !== m[3]) {
+      return reply.code(404).send(errorBody('not_found', 'no such board file'));
     }
-    return sendAsset(asset, m[2]!, reply);
+    return sendAsset(assets[name], m[2]!, reply);
   });
 }

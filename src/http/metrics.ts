@@ -48,6 +48,12 @@ export function createMetrics(node?: string) {
       labelNames: ['code'] as const,
       registers: [registry],
     }),
+    recordingDropped: new Counter({
+      name: 'racewire_recording_dropped_total',
+      help: 'Upstream responses RECORD_DIR did not record: buffer_full (the writer fell behind) or write_failed',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     webhookDeliveries: new Counter({
       name: 'racewire_webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome',

@@ -1,11 +1,14 @@
 /**
- * Read-only REST views: the day's meetings and races as racewire sees them, one race's current document, and
- * the operations summary the board shows. Documents are redacted for public callers like WebSocket snapshots.
+ * Read-only REST views (docs/rest.md): the day's meetings and races as racewire sees them, one race's current
+ * document, the recent events, and the operations summary the board shows. Documents are redacted for public
+ * callers like WebSocket snapshots. Answers change often, so clients revalidate (`no-cache` + ETag).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EventLog } from '../store/ports.js';
 import type { RaceView } from '../watch/poller.js';
 import type { RaceWatch } from '../watch/race-watch.js';
+import { errorSchema } from './errors.js';
+import type { RecentEvents } from './recent-events.js';
 
 export interface OpsSummary {
   time: number;
@@ -19,6 +22,13 @@ export interface OpsSummary {
   cluster?: { node: string; leader: boolean; redisUp: boolean };
 }
 
+/**
+ * `/v1/ops`: the summary, plus the age (ms) of each unfinished race's last usable data. The ages change on
+ * every request, so they live here and not in `/v1/meetings`, whose ETag then holds while the day does not
+ * change.
+ */
+export type OpsView = OpsSummary & { staleMs: Record<string, number> };
+
 export interface RaceRoutesDeps {
   /** The races this node knows now (the poller's, or the leader's as shared through Redis). */
   races: () => RaceView;
@@ -26,14 +36,10 @@ export interface RaceRoutesDeps {
   /** Removes partner-only fields; REST callers are public. */
   redact: (document: unknown) => unknown;
   ops: () => Promise<OpsSummary>;
+  recent: RecentEvents;
 }
 
-const errorSchema = {
-  type: 'object',
-  properties: {
-    error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
-  },
-} as const;
+const revalidate = (reply: FastifyReply) => reply.header('cache-control', 'no-cache');
 
 const raceSummarySchema = {
   type: 'object',
@@ -43,7 +49,6 @@ const raceSummarySchema = {
     name: { type: 'string' },
     startTime: { type: 'string', format: 'date-time' },
     status: { type: 'string' },
-    staleMs: { type: ['number', 'null'] },
   },
 } as const;
 
@@ -76,7 +81,39 @@ export function registerRaceRoutes(app: FastifyInstance, deps: RaceRoutesDeps): 
         },
       },
     },
-    async () => ({ meetings: groupByMeeting(deps.races()) }),
+    async (_req, reply) => {
+      revalidate(reply);
+      return { meetings: groupByMeeting(deps.races()) };
+    },
+  );
+
+  app.get<{ Querystring: { limit: number; odds: boolean } }>(
+    '/v1/events/recent',
+    {
+      schema: {
+        tags: ['races'],
+        summary: 'The latest events this node has seen, newest first (what a feed shows before live ones)',
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+            odds: { type: 'boolean', default: false, description: 'include odds.changed events' },
+          },
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { events: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+          },
+          400: errorSchema,
+        },
+      },
+    },
+    async (req, reply) => {
+      revalidate(reply);
+      return { events: deps.recent.list(req.query) };
+    },
   );
 
   app.get<{ Params: { raceId: string } }>(
@@ -131,12 +168,25 @@ export function registerRaceRoutes(app: FastifyInstance, deps: RaceRoutesDeps): 
     {
       schema: {
         tags: ['operations'],
-        summary: 'Budget, races, subscribers and webhook health at a glance',
+        summary:
+          'Budget, races, subscribers and webhook health at a glance, and how old the data of each race still to settle is',
         response: { 200: { type: 'object', additionalProperties: true } },
       },
     },
-    async () => deps.ops(),
+    async (_req, reply): Promise<OpsView> => {
+      revalidate(reply);
+      return { ...(await deps.ops()), staleMs: staleByRace(deps.races()) };
+    },
   );
+}
+
+function staleByRace(view: RaceView): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const race of view.races().values()) {
+    const ms = race.finishedAt === undefined ? view.staleness(race.raceId) : undefined;
+    if (ms !== undefined) out[race.raceId] = ms;
+  }
+  return out;
 }
 
 function groupByMeeting(view: RaceView) {
@@ -168,7 +218,6 @@ function groupByMeeting(view: RaceView) {
         name: r.name,
         startTime: new Date(r.startTime).toISOString(),
         status: r.status,
-        staleMs: view.staleness(r.raceId) ?? null,
       })),
   }));
 }

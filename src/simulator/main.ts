@@ -1,12 +1,15 @@
 /**
  * Standalone simulator: `npm run simulator`.
  * Env: SIMULATOR_PORT (8081), SIMULATOR_SEED (1), SIMULATOR_SPEED (1 = real time).
+ * `npm run simulator -- --replay FILE` serves a recording instead (src/replay/cli.ts).
  */
 import pino from 'pino';
 import { createScaledClock } from '../clock.js';
+import { serveReplayFromArgs } from '../replay/cli.js';
 import { createSimulator } from './index.js';
 
 const logger = pino({ name: 'simulator' });
+if (process.argv.includes('--replay')) await serveReplayFromArgs(process.argv.slice(2), logger);
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
   const n = raw === undefined || raw === '' ? fallback : Number(raw);

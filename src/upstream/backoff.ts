@@ -1,7 +1,9 @@
 /**
  * The retry policy, as pure functions: "full jitter" exponential back-off (a random delay in
- * [0, min(cap, base * 2^n)]), which spreads retries of many clients instead of synchronising them.
+ * [0, min(cap, base * 2^n)]), which spreads retries of many clients instead of synchronising them. The
+ * back-off itself is the SDK's (one implementation for reconnects and upstream retries).
  */
+export { backoffCeiling, backoffDelay } from '@racewire/client/backoff';
 
 export interface RetryPolicy {
   /** Total attempts including the first. @default 4 */
@@ -23,21 +25,6 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   defaultRetryAfterMs: 5_000,
   maxRetryAfterMs: 300_000,
 };
-
-/** Upper bound of the delay before retry number `retry` (0 = the first retry). */
-export function backoffCeiling(retry: number, policy: Pick<RetryPolicy, 'baseMs' | 'capMs'>): number {
-  return Math.min(policy.capMs, policy.baseMs * 2 ** retry);
-}
-
-/** Full-jitter delay before retry number `retry`; `random` returns a number in [0, 1). */
-export function backoffDelay(
-  retry: number,
-  policy: Pick<RetryPolicy, 'baseMs' | 'capMs'>,
-  random: () => number,
-): number {
-  const r = Math.min(1, Math.max(0, random()));
-  return Math.floor(r * backoffCeiling(retry, policy));
-}
 
 /** How long to wait after a 429: header, else body, else the default; clamped to the policy's maximum. */
 export function retryAfterDelay(

@@ -1,8 +1,8 @@
 /**
- * The racing API client: the four operations, `enc=json` on each, every body validated with the lenient
- * schemas. Methods resolve with the validated payload (its ResponseMeta reachable through `responseMeta()`)
- * or reject with exactly one UpstreamError subclass (see errors.ts); nothing else escapes except the caller's
- * own abort reason or LimiterClosedError.
+ * The racing API client: the three operations racewire uses, `enc=json` on each, every body validated with
+ * the lenient schemas. Methods resolve with the validated payload (its ResponseMeta reachable through
+ * `responseMeta()`) or reject with exactly one UpstreamError subclass (see errors.ts); nothing else escapes
+ * except the caller's own abort reason or LimiterClosedError.
  *
  * Every attempt, retries included, goes through the shared limiter. A 429 pauses the limiter (so every
  * request waits) for Retry-After, then the request is retried through it; 5xx, timeouts and connection
@@ -13,7 +13,8 @@ import type { z } from 'zod';
 import { type Clock, systemClock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterDelay } from './backoff.js';
-import { RateLimitedError, UpstreamError } from './errors.js';
+import { meetingsEchoMismatches } from './echo.js';
+import { ParamsMismatchError, RateLimitedError, UpstreamError } from './errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { attachMeta, parseRateLimitHeaders, type ResponseMeta, type WithMeta } from './response-meta.js';
 import {
@@ -21,8 +22,6 @@ import {
   eventResponseSchema,
   type MeetingsResponse,
   meetingsResponseSchema,
-  type RacesResponse,
-  racesResponseSchema,
 } from './schemas.js';
 import { type FetchLike, interpret, sendOnce } from './transport.js';
 
@@ -76,13 +75,17 @@ export interface MeetingsQuery {
   offset?: number;
 }
 
+/**
+ * The optional members of /events, by the official parameter names (each `false` by default upstream).
+ * Callers choose per request; racewire's choice lives in one place (`PollerDeps.eventOptions`).
+ */
 export interface EventOptions {
   presentOverlay?: boolean;
   withBigBets?: boolean;
   withLiveBets?: boolean;
   withMoneyTracker?: boolean;
   withBiggestBet?: boolean;
-  willPays?: boolean;
+  withWillPays?: boolean;
   withToteTrendsData?: boolean;
 }
 
@@ -91,8 +94,6 @@ export interface RacingClient {
   meetings(query: MeetingsQuery, opts?: RequestOptions): Promise<WithMeta<MeetingsResponse>>;
   /** GET /meetings/{id}: `data.meetings` holds the one meeting. */
   meeting(id: string, opts?: RequestOptions): Promise<WithMeta<MeetingsResponse>>;
-  /** GET /races/{id} (shape A) */
-  race(id: string, opts?: RequestOptions): Promise<WithMeta<RacesResponse>>;
   /** GET /events/{id} (shape B) */
   event(id: string, opts?: EventOptions & RequestOptions): Promise<WithMeta<EventResponse>>;
 }
@@ -103,7 +104,7 @@ const EVENT_FLAGS: Record<keyof EventOptions, string> = {
   withLiveBets: 'with_live_bets',
   withMoneyTracker: 'with_money_tracker',
   withBiggestBet: 'with_biggest_bet',
-  willPays: 'will_pays',
+  withWillPays: 'with_will_pays',
   withToteTrendsData: 'with_tote_trends_data',
 };
 
@@ -119,11 +120,13 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
   const headers = buildHeaders(opts.headers);
   const { limiter, logger } = opts;
 
+  /** `check` refuses a valid body that answers another request (see echo.ts). */
   async function call<S extends z.ZodType>(
     path: string,
     query: Query,
     schema: S,
     ro: RequestOptions = {},
+    check?: (value: z.infer<S>, status: number) => UpstreamError | undefined,
   ): Promise<WithMeta<z.infer<S>>> {
     const url = buildUrl(base, path, query);
     for (let attempt = 1; ; attempt++) {
@@ -140,7 +143,8 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
         const outcome = interpret(raw, path, schema, (bodySeconds) =>
           retryAfterDelay(rateLimit.retryAfterMs, bodySeconds, policy),
         );
-        if (outcome.ok) {
+        const refused = outcome.ok ? check?.(outcome.value, raw.status) : undefined;
+        if (outcome.ok && !refused) {
           const generated = (outcome.value as { header?: { generated_time?: unknown } }).header
             ?.generated_time;
           if (typeof generated === 'string') meta.generatedTime = generated;
@@ -149,7 +153,7 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
           return attachMeta(outcome.value as object, meta) as WithMeta<z.infer<S>>;
         }
         opts.onResponse?.(meta);
-        error = outcome.error;
+        error = outcome.ok ? (refused as UpstreamError) : outcome.error;
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err; // caller's abort, or the limiter closed
         error = err;
@@ -171,7 +175,7 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
 
   return {
     meetings(q, ro) {
-      const query: Query = {
+      const asked = {
         date_from: q.dateFrom,
         date_to: q.dateTo,
         country: q.country,
@@ -179,10 +183,12 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
         limit: q.limit,
         offset: q.offset,
       };
-      return call('/meetings', query, meetingsResponseSchema, ro);
+      return call('/meetings', asked, meetingsResponseSchema, ro, (value, status) => {
+        const mismatches = meetingsEchoMismatches(asked, value.params);
+        return mismatches.length ? new ParamsMismatchError('/meetings', status, mismatches) : undefined;
+      });
     },
     meeting: (meetingId, ro) => call(`/meetings/${id(meetingId)}`, {}, meetingsResponseSchema, ro),
-    race: (raceId, ro) => call(`/races/${id(raceId)}`, {}, racesResponseSchema, ro),
     event(eventId, eo = {}) {
       const query: Query = {};
       for (const [key, name] of Object.entries(EVENT_FLAGS) as [keyof EventOptions, string][]) {
@@ -197,6 +203,27 @@ export function buildUrl(base: string, path: string, query: Query): string {
   const params = new URLSearchParams({ enc: 'json' });
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   return `${base}${path}?${params.toString()}`;
+}
+
+/** The identification headers the official description asks every caller to send, by option name. */
+const IDENTIFICATION: ReadonlyArray<[keyof UpstreamHeaders, string]> = [
+  ['from', 'From'],
+  ['partner', 'X-Partner'],
+  ['partnerId', 'X-Partner-ID'],
+];
+
+/**
+ * Warns once (call it at start-up) when identification headers are missing: the live API may block or
+ * rate-limit an unidentified caller. Names the headers, never their values.
+ */
+export function warnIfUnidentified(logger: Logger, h: UpstreamHeaders = {}): boolean {
+  const missing = IDENTIFICATION.filter(([key]) => !h[key]).map(([, header]) => header);
+  if (missing.length === 0) return false;
+  logger.warn(
+    { missing },
+    'the racing API asks callers to identify themselves with From, X-Partner and X-Partner-ID (RACING_API_FROM, RACING_API_PARTNER, RACING_API_PARTNER_ID): unidentified callers may be blocked or rate-limited',
+  );
+  return true;
 }
 
 function buildHeaders(h: UpstreamHeaders = {}): Record<string, string> {

@@ -28,6 +28,11 @@ export const ERROR_CODES = {
     retried: false,
     description: 'JSON that does not match the schema; the message names the path',
   },
+  UPSTREAM_PARAMS_MISMATCH: {
+    status: null,
+    retried: false,
+    description: 'the echoed params do not match the request (a page of another query is not data)',
+  },
 } as const;
 
 export type UpstreamErrorCode = keyof typeof ERROR_CODES;
@@ -49,36 +54,55 @@ export abstract class UpstreamError extends Error {
   }
 }
 
-/** What an error body said, from either shape: `{error, message}` or `{error: {code, message}}`. */
+/**
+ * What an error body said, from any of its three shapes: the spec's `{error, message}`, the nested
+ * `{error: {code, message}}`, and the official description's `{header: {error, error_code}}`
+ * (`main_ErrorResponse`, whose header is the REST envelope's).
+ */
 export interface ErrorBody {
-  /** `error` (string) or `error.code`. */
+  /** `error` (string), `error.code`, or `header.error_code` (else `header.error`). */
   error?: string;
+  /** `message`, `error.message`, or `header.error` when `header.error_code` names the code. */
   message?: string;
   /** Body `retry_after`, in seconds (429). */
   retryAfterSeconds?: number;
 }
 
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
 /** Reads an error body defensively: any shape, any garbage, never throws. */
-export function parseErrorBody(text: string): ErrorBody {
+export function parseErrorBody(raw: string): ErrorBody {
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(raw);
   } catch {
-    return text.trim() ? { message: text.trim().slice(0, 200) } : {};
+    return raw.trim() ? { message: raw.trim().slice(0, 200) } : {};
   }
   if (!body || typeof body !== 'object') return {};
   const b = body as Record<string, unknown>;
+  const [error, nestedMessage] = errorAndMessage(b);
+  const message = nestedMessage ?? text(b.message);
   const out: ErrorBody = {};
-  if (typeof b.error === 'string') out.error = b.error;
-  else if (b.error && typeof b.error === 'object') {
-    const nested = b.error as Record<string, unknown>;
-    if (typeof nested.code === 'string') out.error = nested.code;
-    if (typeof nested.message === 'string') out.message = nested.message;
-  }
-  if (typeof b.message === 'string' && out.message === undefined) out.message = b.message;
+  if (error !== undefined) out.error = error;
+  if (message !== undefined) out.message = message;
   if (typeof b.retry_after === 'number' && Number.isFinite(b.retry_after) && b.retry_after >= 0)
     out.retryAfterSeconds = b.retry_after;
   return out;
+}
+
+function errorAndMessage(b: Record<string, unknown>): [string | undefined, string | undefined] {
+  if (typeof b.error === 'string') return [b.error, undefined];
+  if (b.error && typeof b.error === 'object') {
+    const nested = b.error as Record<string, unknown>;
+    return [text(nested.code), text(nested.message)];
+  }
+  if (b.header && typeof b.header === 'object') {
+    const header = b.header as Record<string, unknown>;
+    const code = text(header.error_code);
+    return code ? [code, text(header.error)] : [text(header.error), undefined];
+  }
+  return [undefined, undefined];
 }
 
 function describe(status: number, path: string, body: ErrorBody): string {
@@ -166,6 +190,20 @@ export class ValidationError extends UpstreamError {
     const more = issues.length > 3 ? ` (+${issues.length - 3} more)` : '';
     super(`upstream payload on ${path} failed validation: ${shown}${more}`, { status, retryable: false });
     this.issues = issues;
+  }
+}
+
+/** A 2xx answer whose echoed `params` say it answers another request (other dates, limit or offset). */
+export class ParamsMismatchError extends UpstreamError {
+  readonly code = 'UPSTREAM_PARAMS_MISMATCH' as const;
+  /** Each parameter that differs: what was asked and what the response echoed. */
+  readonly mismatches: { name: string; asked: unknown; echoed: unknown }[];
+  constructor(path: string, status: number, mismatches: { name: string; asked: unknown; echoed: unknown }[]) {
+    const shown = mismatches
+      .map((m) => `${m.name} asked ${JSON.stringify(m.asked)}, echoed ${JSON.stringify(m.echoed)}`)
+      .join('; ');
+    super(`upstream response on ${path} answers another request: ${shown}`, { status, retryable: false });
+    this.mismatches = mismatches;
   }
 }
 

@@ -6,18 +6,24 @@
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import type { EventOptions } from '../upstream/client.js';
 import type { EventResponse, Meeting, MeetingsResponse } from '../upstream/schemas.js';
 import { applyMeetings } from './discovery.js';
+import { AHEAD_INTERVAL_MS, currentWindows, type DayWindow, windowDueAt } from './discovery-windows.js';
+import { DEFAULT_PAGE_SIZE, type MeetingsPageQuery, meetingPages } from './meetings-pager.js';
+import { pollPolicy } from './poll-policy.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
 
+interface SourceOptions {
+  priority?: number;
+  signal?: AbortSignal;
+}
+
 /** What the poller needs of the racing client. */
 export interface RaceSource {
-  meetings(
-    query: { dateFrom: string; dateTo: string },
-    opts?: { priority?: number; signal?: AbortSignal },
-  ): Promise<MeetingsResponse>;
-  event(id: string, opts?: { priority?: number; signal?: AbortSignal }): Promise<EventResponse>;
+  meetings(query: MeetingsPageQuery, opts?: SourceOptions): Promise<MeetingsResponse>;
+  event(id: string, opts?: EventOptions & SourceOptions): Promise<EventResponse>;
 }
 
 /** What became of one fetched payload, as the race pipeline reports it. */
@@ -39,7 +45,15 @@ export interface PollerDeps {
   /** Receives every successful discovery (for meeting-level events). */
   onMeetings?: (meetings: Meeting[]) => Promise<void>;
   subscribers: () => ReadonlyMap<string, number>;
+  /** Refresh interval of a day with live races (docs/upstream-client.md#discovery). */
   discoveryIntervalMs: number;
+  /** `limit` of each /meetings page. @default 200 (the documented maximum) */
+  discoveryPageSize?: number;
+  /**
+   * The optional /events members to ask for, by race and instant: the one place racewire decides it.
+   * @default none (each adds bytes to every payload and patches to the document)
+   */
+  eventOptions?: (race: RaceWatch, now: number) => EventOptions;
   /** Concurrent fetches; the limiter, not this, bounds the rate. */
   concurrency?: number;
   /** The scheduling decision; the default is racewire's scheduler (benchmarks plug in baselines). */
@@ -59,7 +73,6 @@ export interface Poller extends RaceView {
   stop(): Promise<void>;
 }
 
-const DAY = 86_400_000;
 /**
  * Limiter priorities. The scheduler has already chosen what matters most; the limiter's queue must not undo
  * that. Discovery and urgent fetches overtake routine ones (a routine near-jump fetch must never starve
@@ -68,7 +81,6 @@ const DAY = 86_400_000;
 const PRIORITY = { discovery: 1000, urgent: 900 } as const;
 const routinePriority = (weight: number) => Math.min(800, Math.round(weight * 10));
 const IDLE_RECHECK_MS = 1_000;
-const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function createPoller(deps: PollerDeps): Poller {
   const { clock, logger } = deps;
@@ -76,9 +88,9 @@ export function createPoller(deps: PollerDeps): Poller {
   let races = new Map<string, RaceWatch>();
   const inFlight = new Set<string>();
   let discoveryInFlight = false;
-  let discoveryDueAt = 0;
+  let windows = new Map<string, DayWindow>();
   let discoveredAt: number | undefined;
-  let discoveryFailures = 0;
+  const cadences = { liveIntervalMs: deps.discoveryIntervalMs, aheadIntervalMs: AHEAD_INTERVAL_MS };
   let running = false;
   // Aborted by stop(): requests still queued or waiting for the budget are dropped, not sent.
   let stopping = new AbortController();
@@ -96,46 +108,69 @@ export function createPoller(deps: PollerDeps): Poller {
     if (race) races.set(raceId, { ...race, ...patch });
   };
 
-  async function discover(): Promise<void> {
-    const now = clock.now();
-    // Racing days are local: at any UTC instant, meetings dated yesterday, today and tomorrow can be live.
-    const query = { dateFrom: isoDate(now - DAY), dateTo: isoDate(now + DAY) };
+  /** Moves the day windows on to `now`; races of a day that rolled out go once nothing is left to fetch. */
+  function rollWindows(now: number): void {
+    const next = currentWindows(windows, now);
+    for (const [date, gone] of windows) {
+      if (next.has(date)) continue;
+      for (const id of gone.raceIds) {
+        const race = races.get(id);
+        if (race && !inFlight.has(id) && !pollPolicy(race, now, 0)) races.delete(id);
+      }
+    }
+    windows = next;
+  }
+
+  const discoveryDueAt = (now: number) =>
+    Math.min(...[...windows.values()].map((w) => windowDueAt(w, races, now, cadences)));
+
+  const setWindow = (date: string, patch: Partial<DayWindow>) => {
+    const window = windows.get(date);
+    if (window) windows.set(date, { ...window, ...patch });
+  };
+
+  /** Lists every page of one day; a failure keeps what earlier pages showed and retries the day later. */
+  async function refreshDay(date: string): Promise<void> {
+    const raceIds = new Set<string>();
+    const fetchPage = (query: MeetingsPageQuery) =>
+      deps.source.meetings(query, { priority: PRIORITY.discovery, signal: stopping.signal });
     try {
-      const response = await deps.source.meetings(query, {
-        priority: PRIORITY.discovery,
-        signal: stopping.signal,
-      });
-      const echoed = response.params;
-      if (
-        echoed &&
-        typeof echoed.date_from === 'string' &&
-        !String(echoed.date_from).startsWith(query.dateFrom)
-      ) {
-        logger.warn(
-          { asked: query, echoed: { from: echoed.date_from, to: echoed.date_to } },
-          'upstream echoed other dates',
-        );
+      for await (const meetings of meetingPages(
+        fetchPage,
+        date,
+        deps.discoveryPageSize ?? DEFAULT_PAGE_SIZE,
+      )) {
+        const result = applyMeetings(races, meetings, clock.now());
+        races = result.races;
+        for (const meeting of meetings) for (const race of meeting.races) raceIds.add(race.id);
+        if (result.added.length || result.changed.length) {
+          logger.debug({ date, added: result.added.length, changed: result.changed.length }, 'discovery');
+        }
+        await deps.onMeetings?.(meetings);
       }
-      const result = applyMeetings(races, response.data.meetings, clock.now());
-      races = result.races;
       discoveredAt = clock.now();
-      discoveryFailures = 0;
-      discoveryDueAt = discoveredAt + deps.discoveryIntervalMs;
-      if (result.added.length || result.changed.length) {
-        logger.debug({ added: result.added.length, changed: result.changed.length }, 'discovery');
-      }
-      await deps.onMeetings?.(response.data.meetings);
+      setWindow(date, { raceIds: [...raceIds], refreshedAt: discoveredAt, failures: 0, failedAt: undefined });
     } catch (err) {
       if (stopping.signal.aborted) return;
-      discoveryFailures++;
-      discoveryDueAt = clock.now() + Math.min(60_000, deps.discoveryIntervalMs * 2 ** discoveryFailures);
-      logger.warn({ err: describe(err), failures: discoveryFailures }, 'discovery failed');
+      const failures = (windows.get(date)?.failures ?? 0) + 1;
+      setWindow(date, { failures, failedAt: clock.now() });
+      logger.warn({ date, err: describe(err), failures }, 'discovery failed');
+    }
+  }
+
+  /** Refreshes every day window that is due. */
+  async function discover(): Promise<void> {
+    for (const window of [...windows.values()]) {
+      if (stopping.signal.aborted) return;
+      if (windowDueAt(window, races, clock.now(), cadences) <= clock.now()) await refreshDay(window.date);
     }
   }
 
   async function fetchRace(raceId: string, priority: number): Promise<void> {
     try {
-      const payload = await deps.source.event(raceId, { priority, signal: stopping.signal });
+      const watched = races.get(raceId);
+      const options = watched && deps.eventOptions ? deps.eventOptions(watched, clock.now()) : {};
+      const payload = await deps.source.event(raceId, { ...options, priority, signal: stopping.signal });
       const outcome = await deps.onEvent(raceId, payload);
       const now = clock.now();
       if (outcome.kind === 'rejected') {
@@ -162,12 +197,14 @@ export function createPoller(deps: PollerDeps): Poller {
 
   async function work(): Promise<void> {
     while (running) {
+      const now = clock.now();
+      rollWindows(now);
       const pick = strategy({
         races: races.values(),
-        now: clock.now(),
+        now,
         inFlight,
         subscribers: deps.subscribers(),
-        discoveryDueAt,
+        discoveryDueAt: discoveryDueAt(now),
         discoveryInFlight,
       });
       if (pick.kind === 'discovery') {

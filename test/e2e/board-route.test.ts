@@ -1,5 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
 import { registerBoard } from '../../src/http/board.js';
 
 describe('the board route', () => {
@@ -7,14 +9,14 @@ describe('the board route', () => {
   let page: string;
 
   beforeAll(async () => {
-    app = Fastify();
+    app = await buildApp({ logger: pino({ level: 'silent' }) });
     await registerBoard(app);
     page = (await app.inject('/')).body;
   });
   afterAll(() => app.close());
 
-  const linked = (ext: 'js' | 'css') => {
-    const m = new RegExp(`/board/(?:app|board)\\.[0-9a-f]{12}\\.${ext}`).exec(page);
+  const linked = (ext: 'js' | 'css' | 'svg') => {
+    const m = new RegExp(`/board/(?:app|board|favicon)\\.[0-9a-f]{12}\\.${ext}`).exec(page);
     if (!m) throw new Error(`page links no .${ext}`);
     return m[0];
   };
@@ -54,12 +56,23 @@ describe('the board route', () => {
     expect(stale.headers['cache-control']).toBe('no-cache');
   });
 
+  it('links an icon and answers /favicon.ico with it, so a browser logs no missing favicon', async () => {
+    const icon = await app.inject(linked('svg'));
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(icon.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const ico = await app.inject('/favicon.ico');
+    expect(ico.statusCode).toBe(200);
+    expect(ico.body).toBe(icon.body);
+  });
+
   it('answers 404 for any other board file', async () => {
     for (const url of [
       '/board/main.ts',
       '/board/app.js',
       '/board/..%2Fsrc%2Fconfig.ts',
       '/board/app.abc.css',
+      '/board/favicon.abc.js',
     ]) {
       const res = await app.inject(url);
       expect(res.statusCode, url).toBe(404);

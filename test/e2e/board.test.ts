@@ -41,9 +41,13 @@ describe.skipIf(skip)('the live board in a browser', () => {
     await e2e?.stop();
   });
 
+  /** Uncaught exceptions and every console error (a failed request, a missing icon or silk, ...). */
   const errorsOf = (page: Page) => {
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(`${msg.text()} (${msg.location().url})`);
+    });
     return errors;
   };
 
@@ -85,6 +89,10 @@ describe.skipIf(skip)('the live board in a browser', () => {
       placings,
     );
     await expect.poll(() => page.locator('[data-testid="race-status"]').textContent()).toBe('Interim');
+    // Closed: the header says who started, not how many are still running.
+    expect(await page.locator('[data-testid="race-head"] .facts').textContent()).toContain(
+      `${runners.length - 1} starters, `,
+    );
     await page
       .locator('[data-testid="dividend"][data-status="Interim"]')
       .first()
@@ -97,6 +105,11 @@ describe.skipIf(skip)('the live board in a browser', () => {
     const phoneErrors = errorsOf(phone);
     await phone.goto(`${e2e.url}/#race=${raceId}`);
     await phone.locator('[data-testid="result"]').first().waitFor({ timeout: 10_000 });
+    // Opened after the scratching: its feed starts with the recent events, the scratching among them.
+    await phone
+      .locator(`[data-testid="feed-item"][data-type="runner.scratched"][data-id^="${raceId}:"]`)
+      .first()
+      .waitFor({ state: 'attached', timeout: 10_000 });
     await phone.screenshot({ path: `${ARTIFACTS}/board-phone.png`, fullPage: true });
 
     expect(errors).toEqual([]);

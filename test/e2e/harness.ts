@@ -1,4 +1,5 @@
 /** racewire in-process for end-to-end tests: memory store, embedded fast simulator, the board, a real port. */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { loadConfig } from '../../src/config.js';
 import { registerBoard } from '../../src/http/board.js';
 import { type Racewire, startRacewire } from '../../src/runtime.js';
@@ -73,4 +74,32 @@ export async function pickOpenRace(
     'an open race in /v1/meetings',
     15_000,
   );
+}
+
+export interface NodeRun {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs `node <args>` directly (not through npx or npm), so a signal reaches it and not a wrapper. */
+export function runNode(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): NodeRun {
+  const child = spawn(process.execPath, args, {
+    cwd: opts.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exit };
 }

@@ -2,38 +2,14 @@
  * The terminal ticker as a user runs it: a child process against an in-process racewire. A scripted
  * scratching must print a line; Ctrl-C (SIGINT) must close the socket and exit 0; bad arguments exit 2.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type E2eRacewire, pickOpenRace, startE2e, until } from './harness.js';
+import { type E2eRacewire, pickOpenRace, runNode, startE2e, until } from './harness.js';
 
 const TAIL = 'clients/cli/tail.ts';
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Runs the ticker with node directly (not through npx), so SIGINT reaches it and not a wrapper. */
-function runTail(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', TAIL, ...args], {
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
+/** The ticker from its sources. */
+const runTail = (args: string[]) => runNode(['--import', 'tsx', TAIL, ...args]);
 
 describe('the terminal ticker', () => {
   let e2e: E2eRacewire;
@@ -81,8 +57,8 @@ describe('the terminal ticker', () => {
     const run = runTail(['--race']);
     running.push(run.child);
     expect(await run.exit).toEqual({ code: 2, signal: null });
-    expect(run.stderr()).toContain('tail: --race needs a value');
-    expect(run.stderr()).toContain('usage: npm run tail');
+    expect(run.stderr()).toContain('racewire-tail: --race needs a value');
+    expect(run.stderr()).toContain('usage: racewire-tail');
     expect(run.stdout()).toBe('');
   }, 15_000);
 });

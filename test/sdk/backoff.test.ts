@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../clients/js/src/backoff.js';
 
 describe('backoffDelay', () => {
-  const opts = { baseMs: 100, maxMs: 1000 };
+  const opts = { baseMs: 100, capMs: 1000 };
 
   it('grows exponentially up to the cap at the top of the jitter range', () => {
     const top = () => 0.999999;

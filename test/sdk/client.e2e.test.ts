@@ -93,7 +93,7 @@ describe('SDK against the real gateway', () => {
       url: h.url,
       token: PARTNER_KEY,
       WebSocket: Ctor,
-      backoff: { baseMs: 20, maxMs: 50 },
+      backoff: { baseMs: 20, capMs: 50 },
     });
     const seen: number[] = [];
     const resyncs: string[] = [];
@@ -215,7 +215,7 @@ describe('SDK against the real gateway', () => {
       url: h.url,
       token: PARTNER_KEY,
       WebSocket: Ctor,
-      backoff: { baseMs: 200, maxMs: 200 },
+      backoff: { baseMs: 200, capMs: 200 },
       random: () => 0.99,
     });
     const resyncs: string[] = [];

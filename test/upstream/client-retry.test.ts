@@ -6,7 +6,7 @@ import { RateLimitedError, ServerError } from '../../src/upstream/errors.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import { responseMeta } from '../../src/upstream/response-meta.js';
 import type { FetchLike } from '../../src/upstream/transport.js';
-import { shapeA } from './stub-server.js';
+import { oneMeeting } from './stub-server.js';
 
 type Reply = { status: number; body: unknown; headers?: Record<string, string> };
 
@@ -21,7 +21,7 @@ function scriptedFetch(clock: { now(): number }, replies: Reply[]) {
   return { fetch, calls };
 }
 
-const ok: Reply = { status: 200, body: shapeA() };
+const ok: Reply = { status: 200, body: oneMeeting() };
 const fail500: Reply = { status: 500, body: { error: 'internal', message: 'boom' } };
 
 function setup(
@@ -52,7 +52,7 @@ describe('racing client retries', () => {
       { status: 429, body: { error: 'rate_limited', retry_after: 99 }, headers: { 'retry-after': '30' } },
       ok,
     ]);
-    const result = client.race('race-1');
+    const result = client.meeting('race-1');
     await clock.advance(0);
     expect(limiter.stats().pausedUntil).toBe(30_000);
     await clock.advance(29_999);
@@ -68,9 +68,9 @@ describe('racing client retries', () => {
       { status: 429, body: { error: 'rate_limited' }, headers: { 'retry-after': '10' } },
       ok,
     ]);
-    const first = client.race('a');
+    const first = client.meeting('a');
     await clock.advance(0);
-    const second = client.race('b');
+    const second = client.meeting('b');
     await clock.advance(10_000);
     await Promise.all([first, second]);
     expect(calls).toEqual([0, 10_000, 10_000]);
@@ -81,7 +81,7 @@ describe('racing client retries', () => {
       { status: 429, body: { error: 'rate_limited', retry_after: 12 } },
       ok,
     ]);
-    const result = client.race('r');
+    const result = client.meeting('r');
     await clock.advance(12_000);
     await result;
     expect(calls).toEqual([0, 12_000]);
@@ -89,7 +89,7 @@ describe('racing client retries', () => {
 
   it('falls back to the default wait when a 429 says nothing', async () => {
     const { clock, client, calls } = setup([{ status: 429, body: { error: 'rate_limited' } }, ok]);
-    const result = client.race('r');
+    const result = client.meeting('r');
     await clock.advance(5_000);
     await result;
     expect(calls).toEqual([0, 5_000]);
@@ -102,7 +102,7 @@ describe('racing client retries', () => {
         maxAttempts: 2,
       },
     );
-    const result = client.race('r').catch((e: unknown) => e);
+    const result = client.meeting('r').catch((e: unknown) => e);
     await clock.advance(5_000);
     const err = await result;
     expect(err).toBeInstanceOf(RateLimitedError);
@@ -112,7 +112,7 @@ describe('racing client retries', () => {
 
   it('backs off with growing jittered delays on 5xx and stops at maxAttempts', async () => {
     const { clock, client, calls } = setup([fail500], { random: () => 0.5 });
-    const result = client.race('r').catch((e: unknown) => e);
+    const result = client.meeting('r').catch((e: unknown) => e);
     await clock.advance(60_000);
     const err = await result;
     expect(err).toBeInstanceOf(ServerError);
@@ -123,7 +123,7 @@ describe('racing client retries', () => {
   it('draws each back-off from the injected random source, capped', async () => {
     const draws = [0.999, 0.1, 1 - 1e-9];
     const { clock, client, calls } = setup([fail500], { random: () => draws.shift() ?? 0 });
-    const result = client.race('r').catch(() => {});
+    const result = client.meeting('r').catch(() => {});
     await clock.advance(60_000);
     await result;
     expect(calls).toEqual([0, 499, 599, 2_598]);
@@ -131,7 +131,7 @@ describe('racing client retries', () => {
 
   it('spends budget on retries: a retry waits for a slot like any request', async () => {
     const { clock, client, calls } = setup([fail500, fail500, ok], { maxPerMinute: 2, random: () => 0 });
-    const result = client.race('r');
+    const result = client.meeting('r');
     await clock.advance(60_000);
     await result;
     expect(calls).toEqual([0, 0, 60_000]);
@@ -139,7 +139,7 @@ describe('racing client retries', () => {
 
   it('does not retry a 404', async () => {
     const { clock, client, calls } = setup([{ status: 404, body: { error: 'not_found', message: 'x' } }]);
-    const result = client.race('r').catch((e: unknown) => e);
+    const result = client.meeting('r').catch((e: unknown) => e);
     await clock.advance(10_000);
     expect(await result).toMatchObject({ code: 'UPSTREAM_NOT_FOUND' });
     expect(calls).toEqual([0]);
@@ -148,8 +148,8 @@ describe('racing client retries', () => {
   it('slows down when the server says its remaining budget is low', async () => {
     const low = { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '20' };
     const { clock, client, calls } = setup([{ ...ok, headers: low }]);
-    await client.race('a');
-    const rest = [client.race('b'), client.race('c')];
+    await client.meeting('a');
+    const rest = [client.meeting('b'), client.meeting('c')];
     await clock.advance(30_000);
     await Promise.all(rest);
     expect(calls).toEqual([0, 10_000, 20_000]);

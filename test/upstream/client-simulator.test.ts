@@ -82,13 +82,8 @@ describe('racing client against the simulator', () => {
     expect(res.data.meetings.map((m) => m.meeting)).toEqual([meetingId]);
   });
 
-  it('fetches a race in shape A', async () => {
-    const res = await client().race(raceId);
-    expect(res.data.races[0]?.id).toBe(raceId);
-  });
-
   it('fetches an event in shape B', async () => {
-    const res = await client().event(raceId, { withMoneyTracker: true, willPays: true });
+    const res = await client().event(raceId, { withMoneyTracker: true, withWillPays: true });
     expect(res.data.race.event_id).toBe(raceId);
     expect(res.data.race.meeting_id).toBe(meetingId);
     expect(Array.isArray(res.data.runners)).toBe(true);
@@ -103,7 +98,7 @@ describe('racing client against the simulator', () => {
   it('reports unknown ids as NotFoundError', async () => {
     const c = client();
     const unknown = '00000000-0000-4000-8000-000000000000';
-    for (const p of [c.meeting(unknown), c.race(unknown), c.event(unknown)]) {
+    for (const p of [c.meeting(unknown), c.event(unknown)]) {
       const err = await failure(p);
       expect(err).toBeInstanceOf(NotFoundError);
       expect(err.status).toBe(404);

@@ -1,14 +1,20 @@
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { createRacingClient, type RacingClientOptions } from '../../src/upstream/client.js';
+import {
+  createRacingClient,
+  type RacingClientOptions,
+  warnIfUnidentified,
+} from '../../src/upstream/client.js';
 import {
   BadRequestError,
   HttpError,
   InvalidJsonError,
   NetworkError,
   NotFoundError,
+  ParamsMismatchError,
   ServerError,
   TimeoutError,
   type UpstreamError,
@@ -16,7 +22,8 @@ import {
 } from '../../src/upstream/errors.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import { type ResponseMeta, responseMeta } from '../../src/upstream/response-meta.js';
-import { fixture, type StubServer, shapeA, startStub } from './stub-server.js';
+import { captureLogs } from '../support/log-capture.js';
+import { fixture, oneMeeting, type StubServer, startStub } from './stub-server.js';
 
 let stub: StubServer;
 beforeAll(async () => {
@@ -35,6 +42,18 @@ const client = (opts: Partial<RacingClientOptions> = {}) =>
     ...opts,
   });
 
+/** The small meetings list, its `params` echoing a request for 2025-07-17 with `echo` on top. */
+const echoing = (echo: Record<string, unknown>) => {
+  const body = fixture('meetings-small.json') as { params: Record<string, unknown> };
+  body.params = {
+    ...body.params,
+    date_from: '2025-07-17T00:00:00Z',
+    date_to: '2025-07-17T00:00:00Z',
+    ...echo,
+  };
+  return body;
+};
+
 const failure = async (p: Promise<unknown>): Promise<UpstreamError> => {
   try {
     await p;
@@ -49,7 +68,7 @@ describe('racing client: requests', () => {
     stub.respond((_req, reply) =>
       reply
         .headers({ 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '60' })
-        .send(fixture('meetings-small.json')),
+        .send(echoing({ limit: 50, offset: 0, country: 'NZ', type: 'T' })),
     );
     const c = client({
       headers: {
@@ -112,26 +131,18 @@ describe('racing client: requests', () => {
     expect(res.data.meetings).toHaveLength(1);
   });
 
-  it('fetches a race in shape A', async () => {
-    stub.respond((_req, reply) => reply.send(shapeA()));
-    const res = await client().race('race-1');
-    expect(stub.requests[0]?.path).toBe('/races/race-1');
-    expect(res.data.races[0]?.runners?.[0]?.horse_name).toBe('Fast One');
-    expect(responseMeta(res)?.generatedTime).toBe('2026-11-22T10:00:00.123456789Z');
-  });
-
   it('fetches an event in shape B, sending only the flags asked for', async () => {
     stub.respond((_req, reply) => reply.send(fixture('event-small.json')));
     const res = await client().event('0f57e087-00d9-4c61-9549-835abe2ae2ed', {
       withMoneyTracker: true,
-      willPays: true,
+      withWillPays: true,
       withToteTrendsData: false,
       priority: 5,
     });
     expect(stub.requests[0]?.query).toEqual({
       enc: 'json',
       with_money_tracker: 'true',
-      will_pays: 'true',
+      with_will_pays: 'true',
       with_tote_trends_data: 'false',
     });
     expect(res.data.race.event_id).toBe('0f57e087-00d9-4c61-9549-835abe2ae2ed');
@@ -139,6 +150,113 @@ describe('racing client: requests', () => {
       '61181b8c-a540-43a8-900c-83ebe680e218',
       'a8cc87d4-5a53-47b2-bb26-58d555aac7c0',
     ]);
+  });
+});
+
+describe('racing client: the live API', () => {
+  it('names every /events option as the live API does (the real payload echoes its own request URL)', async () => {
+    const real = JSON.parse(
+      readFileSync(new URL('../fixtures/real/event-final-awapuni.json', import.meta.url), 'utf8'),
+    ) as { header: { url: string } };
+    const liveNames = new Set(new URL(real.header.url, 'http://live').searchParams.keys());
+    stub.respond((_req, reply) => reply.send(fixture('event-small.json')));
+    await client().event('e', {
+      presentOverlay: false,
+      withBigBets: true,
+      withLiveBets: true,
+      withMoneyTracker: true,
+      withBiggestBet: true,
+      withWillPays: true,
+      withToteTrendsData: true,
+    });
+    const sent = Object.keys(stub.requests[0]?.query ?? {}).sort();
+    expect(sent).toEqual([
+      'enc',
+      'present_overlay',
+      'with_big_bets',
+      'with_biggest_bet',
+      'with_live_bets',
+      'with_money_tracker',
+      'with_tote_trends_data',
+      'with_will_pays',
+    ]);
+    for (const name of sent) expect(liveNames.has(name), name).toBe(true);
+  });
+
+  it('refuses a /meetings page whose echoed params answer another request, without retrying', async () => {
+    stub.respond((_req, reply) => reply.send(echoing({ limit: 100, offset: 0 })));
+    const err = await failure(
+      client().meetings({ dateFrom: '2025-07-17', dateTo: '2025-07-17', limit: 200, offset: 200 }),
+    );
+    expect(err).toBeInstanceOf(ParamsMismatchError);
+    expect(err).toMatchObject({
+      code: 'UPSTREAM_PARAMS_MISMATCH',
+      status: 200,
+      mismatches: [
+        { name: 'limit', asked: 200, echoed: 100 },
+        { name: 'offset', asked: 200, echoed: 0 },
+      ],
+      message:
+        'upstream response on /meetings answers another request: limit asked 200, echoed 100; offset asked 200, echoed 0',
+    });
+    expect(stub.requests).toHaveLength(1);
+
+    stub.respond((_req, reply) =>
+      reply.send(echoing({ date_to: '2025-07-18T00:00:00Z', limit: 200, offset: 200 })),
+    );
+    const dates = await failure(
+      client().meetings({ dateFrom: '2025-07-17', dateTo: '2025-07-17', limit: 200, offset: 200 }),
+    );
+    expect((dates as ParamsMismatchError).mismatches).toEqual([
+      { name: 'date_to', asked: '2025-07-17', echoed: '2025-07-18T00:00:00Z' },
+    ]);
+
+    stub.respond((_req, reply) => {
+      const body = echoing({});
+      delete (body as { params?: unknown }).params;
+      return reply.send(body);
+    });
+    const none = await failure(client().meetings({ dateFrom: '2025-07-17', dateTo: '2025-07-17' }));
+    expect((none as ParamsMismatchError).mismatches).toEqual([
+      { name: 'params', asked: 'an echo', echoed: undefined },
+    ]);
+  });
+
+  it('accepts the echo of a date keyword, which is the server’s own instant', async () => {
+    stub.respond((_req, reply) => reply.send(fixture('meetings-small.json')));
+    const res = await client().meetings({ dateFrom: 'today', dateTo: 'today' });
+    expect(res.data.meetings).toHaveLength(2);
+  });
+
+  it('reads the official error body (header.error_code, header.error)', async () => {
+    stub.respond((_req, reply) =>
+      reply.code(404).send({
+        header: {
+          title: 'Event Details',
+          generated_time: '2025-07-17T11:16:59.18904298Z',
+          url: '/affiliates/v1/racing/events/nope',
+          error: 'event not found',
+          error_code: 'NOT_FOUND',
+        },
+      }),
+    );
+    const err = await failure(client().event('nope'));
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect(err).toMatchObject({ upstreamError: 'NOT_FOUND', upstreamMessage: 'event not found' });
+    expect(err.message).toBe('upstream 404 on /events/nope (NOT_FOUND: event not found)');
+  });
+
+  it('warns, naming the headers and never their values, when identification is missing', () => {
+    const { logger, lines } = captureLogs();
+    expect(
+      warnIfUnidentified(logger, { from: 'ops@example.com', apiKey: { header: 'k', value: 'SECRET' } }),
+    ).toBe(true);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 40, missing: ['X-Partner', 'X-Partner-ID'] });
+    expect(JSON.stringify(lines)).not.toContain('ops@example.com');
+    expect(JSON.stringify(lines)).not.toContain('SECRET');
+    expect(warnIfUnidentified(logger, { from: 'a', partner: 'b', partnerId: 'c' })).toBe(false);
+    expect(lines).toHaveLength(1);
   });
 });
 
@@ -169,9 +287,9 @@ describe('racing client: errors', () => {
   it('retries a 500 and returns the payload that follows', async () => {
     stub.respond(
       (_req, reply) => reply.code(500).send({ error: 'internal', message: 'flat shape' }),
-      (_req, reply) => reply.send(shapeA()),
+      (_req, reply) => reply.send(oneMeeting()),
     );
-    const res = await client().race('race-1');
+    const res = await client().meeting('m');
     expect(responseMeta(res)).toMatchObject({ status: 200, attempts: 2 });
     expect(stub.requests).toHaveLength(2);
   });
@@ -182,7 +300,9 @@ describe('racing client: errors', () => {
     );
     const seen: ResponseMeta[] = [];
     const err = await failure(
-      client({ retry: { maxAttempts: 3, baseMs: 1, capMs: 2 }, onResponse: (m) => seen.push(m) }).race('r'),
+      client({ retry: { maxAttempts: 3, baseMs: 1, capMs: 2 }, onResponse: (m) => seen.push(m) }).meeting(
+        'r',
+      ),
     );
     expect(err).toBeInstanceOf(ServerError);
     expect(err).toMatchObject({ status: 503, upstreamError: 'UNAVAILABLE', upstreamMessage: 'nested shape' });
@@ -193,7 +313,7 @@ describe('racing client: errors', () => {
 
   it('does not retry other 4xx statuses', async () => {
     stub.respond((_req, reply) => reply.code(403).send({ error: 'forbidden', message: 'partners only' }));
-    const err = await failure(client().race('r'));
+    const err = await failure(client().meeting('r'));
     expect(err).toBeInstanceOf(HttpError);
     expect(err).toMatchObject({ code: 'UPSTREAM_HTTP_ERROR', status: 403 });
     expect(stub.requests).toHaveLength(1);
@@ -202,14 +322,14 @@ describe('racing client: errors', () => {
   it('times out a slow response', async () => {
     stub.respond(async (_req, reply) => {
       await new Promise((r) => setTimeout(r, 300));
-      return reply.send(shapeA());
+      return reply.send(oneMeeting());
     });
-    const err = await failure(client({ timeoutMs: 50, retry: { maxAttempts: 1 } }).race('r'));
+    const err = await failure(client({ timeoutMs: 50, retry: { maxAttempts: 1 } }).meeting('r'));
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toMatchObject({
       code: 'UPSTREAM_TIMEOUT',
       status: undefined,
-      message: 'upstream timed out after 50 ms on /races/r',
+      message: 'upstream timed out after 50 ms on /meetings/r',
     });
   });
 
@@ -219,7 +339,7 @@ describe('racing client: errors', () => {
       limiter: createRateLimiter({ maxPerMinute: 100, clock: systemClock }),
       retry: { maxAttempts: 2, baseMs: 1, capMs: 1 },
     });
-    const err = await failure(c.race('r'));
+    const err = await failure(c.meeting('r'));
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.code).toBe('UPSTREAM_NETWORK_ERROR');
     expect(err.meta?.attempts).toBe(2);
@@ -298,7 +418,7 @@ describe('racing client: logging', () => {
       (_req, reply) => reply.code(404).send({ error: 'x' }),
     );
     await failure(
-      client({ logger, headers: { apiKey: { header: 'x-api-key', value: 'TOPSECRET-123' } } }).race('r'),
+      client({ logger, headers: { apiKey: { header: 'x-api-key', value: 'TOPSECRET-123' } } }).meeting('r'),
     );
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.join('')).not.toContain('TOPSECRET-123');

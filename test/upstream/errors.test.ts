@@ -29,6 +29,19 @@ describe('error bodies', () => {
     });
   });
 
+  it('reads the official shape {header: {error, error_code}} of main_ErrorResponse', () => {
+    const header = { title: 'Event Details', generated_time: '2025-07-17T11:16:59.18904298Z', url: '/x' };
+    expect(
+      parseErrorBody(
+        JSON.stringify({ header: { ...header, error: 'event not found', error_code: 'NOT_FOUND' } }),
+      ),
+    ).toEqual({ error: 'NOT_FOUND', message: 'event not found' });
+    expect(parseErrorBody(JSON.stringify({ header: { ...header, error: 'invalid date' } }))).toEqual({
+      error: 'invalid date',
+    });
+    expect(parseErrorBody(JSON.stringify({ header }))).toEqual({});
+  });
+
   it('reads retry_after from a 429 body', () => {
     expect(parseErrorBody('{"error":"rate_limited","retry_after":12}')).toEqual({
       error: 'rate_limited',

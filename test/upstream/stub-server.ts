@@ -16,25 +16,8 @@ export interface StubServer {
 export const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../fixtures/upstream/${name}`, import.meta.url), 'utf8'));
 
-export function shapeA(overrides: Record<string, unknown> = {}) {
-  return {
-    header: { title: 'Race', generated_time: '2026-11-22T10:00:00.123456789Z' },
-    params: { enc: 'json' },
-    data: {
-      races: [
-        {
-          id: 'race-1',
-          race_number: 1,
-          name: 'Maiden 1200',
-          start_time: '2026-11-22T10:05:00Z',
-          status: 'Open',
-          runners: [{ runner_number: 1, horse_name: 'Fast One', barrier: 3, scratched: false }],
-          ...overrides,
-        },
-      ],
-    },
-  };
-}
+/** A valid single-meeting response (GET /meetings/{id}): the body the retry and error tests answer with. */
+export const oneMeeting = (): unknown => fixture('meeting-small.json');
 
 export async function startStub(): Promise<StubServer> {
   const app = Fastify();

@@ -68,6 +68,12 @@ export type ClientEvents = {
   resumed: (stream: string) => void;
   open: () => void;
   close: (code: number, reason: string, willReconnect: boolean) => void;
+  /**
+   * The socket failed: it could not connect, or broke. In Node (`ws`) `message` says why (for example
+   * `connect ECONNREFUSED 127.0.0.1:8080`); browsers do not tell scripts, so there it is generic. A `close`
+   * follows.
+   */
+  socketError: (message: string) => void;
   error: (code: string, message: string) => void;
 };
 
@@ -113,7 +119,7 @@ export class RacewireClient extends Emitter<ClientEvents> {
       }
       this.handle(msg);
     };
-    ws.onerror = () => {};
+    ws.onerror = (ev) => this.emit('socketError', socketErrorMessage(ev));
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = undefined;
@@ -267,4 +273,12 @@ export class RacewireClient extends Emitter<ClientEvents> {
         return;
     }
   }
+}
+
+/** The most a WebSocket error event says: `ws` gives a message (and the error); a browser gives nothing. */
+function socketErrorMessage(ev: unknown): string {
+  const { message, error } = (ev ?? {}) as { message?: unknown; error?: { message?: unknown } };
+  if (typeof message === 'string' && message) return message;
+  if (typeof error?.message === 'string' && error.message) return error.message;
+  return 'WebSocket error';
 }

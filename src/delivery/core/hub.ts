@@ -26,7 +26,7 @@ import { ReplaySource } from './replay-source.js';
 import { Session, type SessionTransport } from './session.js';
 import { CloseCode, type Sink } from './sink.js';
 import { SnapshotSource } from './snapshot-source.js';
-import { emptyStats, type HubStats, type TransportStats } from './stats.js';
+import { emptyStats, type HubStats } from './stats.js';
 import { type AttachContext, attachStream, resyncStream } from './stream-attach.js';
 import { WorkQueue } from './work-queue.js';
 

@@ -38,6 +38,7 @@ export function installApiGuard(app: FastifyInstance, config: { adminToken?: str
         const message = cause instanceof WebhookError ? cause.message : err.message;
         return reply.code(400).send(errorBody('RW_WEBHOOK_INVALID_REQUEST', message));
       }
+      if (err.statusCode === 429) return reply.code(429).send(errorBody('rate_limited', err.message));
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         // fastify's own client errors (bad JSON, wrong content type, too large).
         return reply.code(err.statusCode).send(errorBody('RW_WEBHOOK_INVALID_REQUEST', err.message));

@@ -263,6 +263,7 @@ describe('webhook endpoints API', () => {
       endpointId: endpoint.id,
     });
     const original = test.json().delivery;
+    expect(original.eventId).toMatch(/^test:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const replay = await ctx.app.inject({
       method: 'POST',
       url: `/v1/webhooks/deliveries/${original.id}/replay`,
