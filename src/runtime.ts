@@ -187,6 +187,8 @@ export async function startRacewire(opts: {
     clock,
     limiter,
     view,
+    subscribers: backend.subscribers,
+    discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
     ws: () => ({ ...gateway.stats(), subscribers: hub.subscriberCounts('ws') }),
     sse: () => ({ ...sse.stats(), subscribers: hub.subscriberCounts('sse') }),
     webhooks,

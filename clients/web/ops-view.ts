@@ -1,6 +1,7 @@
 /**
- * The operations panel: the upstream budget this minute, races watched, staleness, subscribers, webhooks, and
- * with several nodes which one this is and whether it polls.
+ * The operations panel: the upstream budget this minute and what it is for, races watched, data ages against
+ * what the scheduler intends, subscribers, webhooks, and with several nodes which one this is and whether it
+ * polls.
  */
 import type { Ops } from './api.js';
 import { fill, h } from './dom.js';
@@ -14,16 +15,44 @@ const stat = (label: string, value: string | number, testId: string, tone = '') 
     h('span', { class: 'stat-label' }, label),
   );
 
-/** Staleness of races still to settle (the server lists only those: settled races are no longer polled). */
-export function liveStaleness(staleMs: Record<string, number>): {
-  worst: number | null;
-  median: number | null;
+/**
+ * Whether a race's data is older than the scheduler means it to be: more than twice the interval it intends
+ * for the race now (`plannedMs`, which stretches when the budget is spent in full), plus two seconds of wall
+ * time for the request itself (counted on the race clock, which runs `speed` times faster).
+ */
+export function isBehindPlan(ageMs: number, plannedMs: number | undefined, speed: number): boolean {
+  return plannedMs !== undefined && ageMs > 2 * plannedMs + 2_000 * speed;
+}
+
+/** Races still to settle whose data is behind the plan, of those with data. */
+export function behindPlan(ops: Pick<Ops, 'staleMs' | 'plannedMs' | 'clockSpeed'>): {
+  behind: number;
+  of: number;
 } {
-  const values = Object.values(staleMs)
-    .filter((v) => typeof v === 'number')
-    .sort((a, b) => a - b);
-  if (values.length === 0) return { worst: null, median: null };
-  return { worst: values[values.length - 1]!, median: values[Math.floor(values.length / 2)]! };
+  const ages = Object.entries(ops.staleMs).filter(([, ms]) => typeof ms === 'number');
+  const behind = ages.filter(([id, ms]) => isBehindPlan(ms, ops.plannedMs?.[id], ops.clockSpeed)).length;
+  return { behind, of: ages.length };
+}
+
+/** `3s`, `2m`, `1.5h` for an interval (ms). */
+const formatInterval = (ms: number) =>
+  ms < 60_000 ? `${Math.round(ms / 1000)}s` : ms < 3_600_000 ? `${Math.round(ms / 60_000)}m` : 'hours';
+
+/** What the budget is and where it goes, in words a first-time user can read. */
+export function budgetText(ops: Pick<Ops, 'budget' | 'clockSpeed'>): { purpose: string; state: string } {
+  const { budget, clockSpeed } = ops;
+  const perMinute =
+    clockSpeed === 1
+      ? `${budget.maxPerMinute} requests a minute`
+      : `${budget.maxPerMinute} requests a minute of racewire's clock (×${clockSpeed}: ${Math.round(budget.maxPerMinute * clockSpeed)} a real minute)`;
+  const discovery = `about ${Math.round(budget.discoveryPerMinute)} to list the meetings`;
+  const nearShare = Math.round(budget.nearJumpShare * 100);
+  const state = budget.paused
+    ? 'Paused: the racing API answered 429, every request waits.'
+    : budget.saturated
+      ? `Races ask for more than the budget, by design: the scheduler spends it all, ${nearShare} % of the race requests on the ${budget.nearJump} races near the jump.`
+      : 'Spare: every race is fetched as often as its phase needs.';
+  return { purpose: `${perMinute}; ${discovery}, the rest for races.`, state };
 }
 
 export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: string | undefined): void {
@@ -33,25 +62,38 @@ export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: str
   }
   const { budget } = ops;
   const usedPct = budget.maxPerMinute > 0 ? Math.min(100, (budget.used / budget.maxPerMinute) * 100) : 0;
-  const stale = liveStaleness(ops.staleMs);
+  const late = behindPlan(ops);
   const selectedStale = selected === undefined ? undefined : (ops.staleMs[selected] ?? null);
+  const selectedPlan = selected === undefined ? undefined : ops.plannedMs?.[selected];
+  const selectedBehind =
+    typeof selectedStale === 'number' && isBehindPlan(selectedStale, selectedPlan, ops.clockSpeed);
+  const text = budgetText(ops);
   const hooks = ops.webhooks;
   fill(
     root,
     h(
       'div',
-      { class: 'budget', 'data-testid': 'ops-budget' },
+      { class: 'budget', 'data-testid': 'ops-budget', 'data-state': budget.paused ? 'paused' : 'ok' },
       h(
         'div',
         { class: 'budget-head' },
-        h('span', {}, 'Upstream budget, last 60 s'),
+        h('span', {}, 'Upstream budget, last minute'),
         h('span', { class: 'mono' }, `${budget.used} / ${budget.maxPerMinute}`),
       ),
       h(
         'div',
         { class: 'bar' },
-        h('div', { class: `bar-fill${usedPct > 90 ? ' hot' : ''}`, style: `width:${usedPct.toFixed(1)}%` }),
+        h('div', {
+          class: `bar-fill${budget.paused ? ' paused' : ''}`,
+          style: `width:${usedPct.toFixed(1)}%`,
+        }),
       ),
+      h(
+        'div',
+        { class: `small${budget.paused ? ' warn' : ''}`, 'data-testid': 'ops-budget-state' },
+        text.state,
+      ),
+      h('div', { class: 'muted small', 'data-testid': 'ops-budget-purpose' }, text.purpose),
       h('div', { class: 'muted small' }, `${budget.left} left · ${budget.queued} queued`),
     ),
     h(
@@ -59,13 +101,13 @@ export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: str
       { class: 'stats' },
       stat('races watched', ops.races.watched, 'ops-watched'),
       stat('settled', ops.races.settled, 'ops-settled'),
-      stat('this race data age', formatStaleness(selectedStale), 'ops-race-stale'),
       stat(
-        'worst live age',
-        formatStaleness(stale.worst),
-        'ops-worst-stale',
-        (stale.worst ?? 0) > 120_000 ? 'warn' : '',
+        'this race: data age / planned',
+        `${formatStaleness(selectedStale)} / ${selectedPlan === undefined ? '-' : formatInterval(selectedPlan)}`,
+        'ops-race-stale',
+        selectedBehind ? 'warn' : '',
       ),
+      stat('races behind plan', `${late.behind} of ${late.of}`, 'ops-behind', late.behind > 0 ? 'warn' : ''),
       stat('subscribers', ops.ws.subscribers, 'ops-subscribers'),
       stat('sockets', ops.ws.connections, 'ops-connections'),
       stat('slow disconnects', ops.ws.slowDisconnects, 'ops-slow', ops.ws.slowDisconnects > 0 ? 'warn' : ''),

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { nextJump } from './meetings-view.js';
-import { liveStaleness } from './ops-view.js';
 import { fieldSize } from './race-view.js';
 import { createServerClock, formatCountdown, formatStaleness, jumpLabel } from './server-clock.js';
 
@@ -54,11 +53,6 @@ describe('meeting and ops summaries', () => {
       nextJump(meeting([race('Final', '2026-01-01T01:00:00Z'), race('Open', '2026-01-01T02:00:00Z')])),
     ).toBe(Date.parse('2026-01-01T02:00:00Z'));
     expect(nextJump(meeting([race('Final', '2026-01-01T01:00:00Z')]))).toBe(Number.POSITIVE_INFINITY);
-  });
-
-  it('reports the worst and median staleness of the races the server lists as still to settle', () => {
-    expect(liveStaleness({ a: 1_000, b: 5_000, c: 3_000 })).toEqual({ worst: 5_000, median: 3_000 });
-    expect(liveStaleness({})).toEqual({ worst: null, median: null });
   });
 });
 

@@ -3,6 +3,7 @@ import type { NodeStatus } from '../backend/ports.js';
 import type { Clock } from '../clock.js';
 import type { WebhookService } from '../delivery/webhooks/index.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
+import { planBudget } from '../watch/budget-plan.js';
 import { pollPolicy } from '../watch/poll-policy.js';
 import type { RaceView } from '../watch/poller.js';
 import type { OpsSummary } from './race-routes.js';
@@ -18,6 +19,10 @@ export interface OpsSources {
   clock: Clock & { speed?: number };
   limiter: Pick<RateLimiter, 'stats'>;
   view: () => RaceView;
+  /** Subscribers per race, as the scheduler sees them (they raise a race's priority). */
+  subscribers: () => ReadonlyMap<string, number>;
+  /** Refresh interval of a live day: discovery's share of the budget, one page a refresh. */
+  discoveryIntervalMs: number;
   ws: () => TransportOps;
   sse: () => TransportOps;
   webhooks: Pick<WebhookService, 'stats'>;
@@ -39,6 +44,13 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
       slowDisconnects: t.slowDisconnects,
     });
     const hooks = await sources.webhooks.stats();
+    const discoveryPerMinute = 60_000 / sources.discoveryIntervalMs;
+    const plan = planBudget({
+      races: races.values(),
+      now: clock.now(),
+      subscribers: sources.subscribers(),
+      racesPerMinute: budget.maxPerMinute - discoveryPerMinute,
+    });
     return {
       time: clock.now(),
       clockSpeed: clock.speed ?? 1,
@@ -47,7 +59,13 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
         used: budget.used,
         left: budget.left,
         queued: budget.queued,
+        paused: budget.pausedUntil !== null,
+        saturated: plan.saturated,
+        discoveryPerMinute,
+        nearJump: plan.nearJump,
+        nearJumpShare: plan.nearJumpShare,
       },
+      plannedMs: Object.fromEntries([...plan.intervalMs].map(([id, ms]) => [id, Math.round(ms)])),
       races: { watched: races.size - settled, settled },
       ws: transport(sources.ws()),
       sse: transport(sources.sse()),

@@ -13,7 +13,24 @@ import type { RecentEvents } from './recent-events.js';
 export interface OpsSummary {
   time: number;
   clockSpeed: number;
-  budget: { maxPerMinute: number; used: number; left: number; queued: number };
+  /** Requests a minute of the race clock (`clockSpeed` times faster than the wall clock). */
+  budget: {
+    maxPerMinute: number;
+    used: number;
+    left: number;
+    queued: number;
+    /** The upstream answered 429: every request waits (the one state of the budget that is a fault). */
+    paused: boolean;
+    /** The races ask for more than the budget, so the scheduler spends it all: the design, not a fault. */
+    saturated: boolean;
+    /** Discovery's share: one /meetings page per refresh of a live day. */
+    discoveryPerMinute: number;
+    /** Races within 10 min of their start or running, and their planned share of the races' requests. */
+    nearJump: number;
+    nearJumpShare: number;
+  };
+  /** For each race still to fetch, the interval (ms, race clock) the scheduler intends for it now. */
+  plannedMs: Record<string, number>;
   races: { watched: number; settled: number };
   ws: { connections: number; subscribers: number; slowDisconnects: number };
   sse: { connections: number; subscribers: number; slowDisconnects: number };

@@ -99,6 +99,15 @@ describe.skipIf(skip)('the live board in a browser', () => {
       .waitFor({ timeout: 10_000 });
     await page.locator('[data-testid="feed-item"][data-type="runner.scratched"]').first().waitFor();
 
+    // The operations panel says what the budget is for, and judges the race's data age against the plan.
+    expect(await page.locator('[data-testid="ops-budget-purpose"]').textContent()).toMatch(
+      /^\d+ requests a minute of racewire's clock \(×\d+: \d+ a real minute\); about \d+ to list the meetings, the rest for races\.$/,
+    );
+    expect(await page.locator('[data-testid="ops-budget"]').getAttribute('data-state')).toBe('ok');
+    await expect
+      .poll(() => page.locator('[data-testid="ops-race-stale"] .stat-value').textContent())
+      .toMatch(/ \/ \d+s$/);
+
     await page.screenshot({ path: `${ARTIFACTS}/board.png`, fullPage: true });
 
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
@@ -114,5 +123,6 @@ describe.skipIf(skip)('the live board in a browser', () => {
 
     expect(errors).toEqual([]);
     expect(phoneErrors).toEqual([]);
-  }, 30_000);
+    // Two pages and a race from Open to Interim through a real browser: half a minute on a quiet machine.
+  }, 90_000);
 });

@@ -103,8 +103,14 @@ describe('the REST API', () => {
       const times = events.map((e) => e.timestamp);
       expect(times).toEqual([...times].sort().reverse());
       // The fetched race's data age is in /v1/ops, not in /v1/meetings (whose ETag it would break).
-      const ops = (await inject({ url: '/v1/ops' })).json() as { staleMs: Record<string, number> };
+      const ops = (await inject({ url: '/v1/ops' })).json() as {
+        staleMs: Record<string, number>;
+        plannedMs: Record<string, number>;
+      };
       expect(ops.staleMs[raceId]).toBeGreaterThanOrEqual(0);
+      // What the scheduler intends for it: a watched race at least every 10 s of racewire's clock.
+      expect(ops.plannedMs[raceId]).toBeGreaterThan(0);
+      expect(ops.plannedMs[raceId]).toBeLessThanOrEqual(10_000);
       const meetings = (await inject({ url: '/v1/meetings' })).json() as { meetings: { races: object[] }[] };
       expect(meetings.meetings.flatMap((m) => m.races).filter((r) => 'staleMs' in r)).toEqual([]);
     } finally {

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { behindPlan, budgetText, isBehindPlan } from './ops-view.js';
+
+const budget = {
+  maxPerMinute: 100,
+  used: 100,
+  left: 0,
+  queued: 3,
+  paused: false,
+  saturated: true,
+  discoveryPerMinute: 10,
+  nearJump: 6,
+  nearJumpShare: 0.734,
+};
+
+describe('the operations panel', () => {
+  it('judges a data age against twice the planned interval and two wall seconds on the race clock', () => {
+    // x10: two wall seconds are 20 s of racewire's clock.
+    expect(isBehindPlan(2 * 3_000 + 20_000, 3_000, 10)).toBe(false);
+    expect(isBehindPlan(2 * 3_000 + 20_001, 3_000, 10)).toBe(true);
+    expect(isBehindPlan(2 * 60_000 + 2_001, 60_000, 1)).toBe(true);
+    // A race the scheduler no longer plans for (settling) is never behind.
+    expect(isBehindPlan(3_600_000, undefined, 1)).toBe(false);
+  });
+
+  it('counts the races behind the plan among those with data', () => {
+    const ops = {
+      clockSpeed: 1,
+      staleMs: { near: 9_000, far: 600_000, idle: 5_000 },
+      plannedMs: { near: 3_000, far: 1_200_000 },
+    };
+    expect(behindPlan(ops)).toEqual({ behind: 1, of: 3 });
+  });
+
+  it('says what the budget is for, and that a full one is the design', () => {
+    expect(budgetText({ budget, clockSpeed: 10 })).toEqual({
+      purpose:
+        "100 requests a minute of racewire's clock (×10: 1000 a real minute); about 10 to list the meetings, the rest for races.",
+      state:
+        'Races ask for more than the budget, by design: the scheduler spends it all, 73 % of the race requests on the 6 races near the jump.',
+    });
+    expect(budgetText({ budget: { ...budget, saturated: false }, clockSpeed: 1 })).toEqual({
+      purpose: '100 requests a minute; about 10 to list the meetings, the rest for races.',
+      state: 'Spare: every race is fetched as often as its phase needs.',
+    });
+    expect(budgetText({ budget: { ...budget, paused: true }, clockSpeed: 1 }).state).toBe(
+      'Paused: the racing API answered 429, every request waits.',
+    );
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from '../../src/clock.js';
+import { opsSummary } from '../../src/http/ops-summary.js';
+import type { RateLimiterStats } from '../../src/upstream/rate-limiter.js';
+import { planBudget } from '../../src/watch/budget-plan.js';
+import type { RaceWatch } from '../../src/watch/race-watch.js';
+
+const NOW = Date.parse('2026-11-25T08:00:00Z');
+const MIN = 60_000;
+
+const race = (raceId: string, toStart: number): RaceWatch => ({
+  raceId,
+  meetingId: 'm',
+  meetingName: 'M',
+  raceNumber: 1,
+  name: raceId,
+  country: 'NZ',
+  category: 'T',
+  startTime: NOW + toStart,
+  status: 'Open',
+  discoveredAt: NOW - MIN,
+  lastFetchAt: NOW - 5_000,
+  lastGoodAt: NOW - 5_000,
+  dirty: false,
+  dividends: 'none',
+  failures: 0,
+});
+
+describe('the operations summary', () => {
+  const races = new Map<string, RaceWatch>();
+  for (let i = 0; i < 12; i++) races.set(`near-${i}`, race(`near-${i}`, 5 * MIN));
+  for (let i = 0; i < 40; i++) races.set(`far-${i}`, race(`far-${i}`, 8 * 60 * MIN));
+  const subscribers = new Map([['far-0', 2]]);
+  const summary = (limiter: Partial<RateLimiterStats>) =>
+    opsSummary({
+      clock: Object.assign(createManualClock(NOW), { speed: 10 }),
+      limiter: {
+        stats: () => ({
+          maxPerMinute: 100,
+          used: 100,
+          left: 0,
+          queued: 4,
+          inFlight: 1,
+          pausedUntil: null,
+          paceIntervalMs: null,
+          ...limiter,
+        }),
+      },
+      view: () => ({ races: () => races, staleness: () => 5_000, lastDiscoveryAt: () => NOW }),
+      subscribers: () => subscribers,
+      discoveryIntervalMs: 6_000,
+      ws: () => ({ connections: 1, subscribers: new Map([['far-0', 2]]), slowDisconnects: 0 }),
+      sse: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
+      webhooks: { stats: async () => ({ pending: 0, failing: 0 }) as never },
+    })();
+
+  it('says whether the budget is spent by design, where it goes, and what each race is planned to get', async () => {
+    const ops = await summary({});
+    const plan = planBudget({ races: races.values(), now: NOW, subscribers, racesPerMinute: 90 });
+    expect(ops.budget).toEqual({
+      maxPerMinute: 100,
+      used: 100,
+      left: 0,
+      queued: 4,
+      paused: false,
+      saturated: true,
+      discoveryPerMinute: 10,
+      nearJump: 12,
+      nearJumpShare: plan.nearJumpShare,
+    });
+    expect(ops.plannedMs).toEqual(
+      Object.fromEntries([...plan.intervalMs].map(([id, ms]) => [id, Math.round(ms)])),
+    );
+    // The subscribed race is fetched at least every 10 s, as the scheduler promises a watcher.
+    expect(ops.plannedMs['far-0']).toBe(10_000);
+    expect(ops.clockSpeed).toBe(10);
+  });
+
+  it('reports a 429 pause, the one budget state that is a fault', async () => {
+    expect((await summary({ pausedUntil: NOW + 30_000 })).budget.paused).toBe(true);
+  });
+});

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { NEAR_JUMP_MS, planBudget } from '../../src/watch/budget-plan.js';
+import { pollPolicy } from '../../src/watch/poll-policy.js';
+import type { RaceWatch } from '../../src/watch/race-watch.js';
+import { pickNext } from '../../src/watch/scheduler.js';
+
+const S = 1000;
+const MIN = 60 * S;
+const T0 = Date.parse('2026-11-25T08:00:00Z');
+
+/** Races at fixed distances from their start (ms), by class: a phase of the poll policy each. */
+const CLASSES = [
+  { name: 'near', toStart: 7 * MIN, count: 4 },
+  { name: 'warming', toStart: 20 * MIN, count: 10 },
+  { name: 'later', toStart: 2 * 60 * MIN, count: 30 },
+  { name: 'far', toStart: 10 * 60 * MIN, count: 100 },
+] as const;
+
+function race(raceId: string, startTime: number): RaceWatch {
+  return {
+    raceId,
+    meetingId: 'm',
+    meetingName: 'M',
+    raceNumber: 1,
+    name: raceId,
+    country: 'NZ',
+    category: 'T',
+    startTime,
+    status: 'Open',
+    discoveredAt: T0,
+    dirty: false,
+    dividends: 'none',
+    failures: 0,
+  };
+}
+
+function field(now: number): Map<string, RaceWatch> {
+  const races = new Map<string, RaceWatch>();
+  for (const c of CLASSES)
+    for (let i = 0; i < c.count; i++) races.set(`${c.name}-${i}`, race(`${c.name}-${i}`, now + c.toStart));
+  return races;
+}
+
+const classOf = (raceId: string) => raceId.split('-')[0] as string;
+const rate = (intervals: Iterable<number>) => [...intervals].reduce((a, ms) => a + 60_000 / ms, 0);
+
+describe('the budget plan', () => {
+  it('gives every race its minimum interval when the budget covers them all, and says so', () => {
+    const races = field(T0);
+    const plan = planBudget({ races: races.values(), now: T0, subscribers: new Map(), racesPerMinute: 1000 });
+    expect(plan.saturated).toBe(false);
+    for (const r of races.values())
+      expect(plan.intervalMs.get(r.raceId)).toBe(pollPolicy(r, T0, 0)?.minIntervalMs);
+    expect(plan.nearJump).toBe(4);
+  });
+
+  it('spends exactly the budget when the races ask for more, stretching intervals by weight', () => {
+    const races = field(T0);
+    const plan = planBudget({ races: races.values(), now: T0, subscribers: new Map(), racesPerMinute: 60 });
+    expect(plan.saturated).toBe(true);
+    expect(rate(plan.intervalMs.values())).toBeCloseTo(60, 6);
+    // Far (20 min) and later (5 min) races are held at their minimum intervals: 5 + 6 requests a minute.
+    // The near-jump (weight 12) and warming (1.5) races share the other 49 at one level L of interval x
+    // weight: 4 x 12 / L + 10 x 1.5 / L = 49 a minute.
+    const level = (63 * MIN) / 49;
+    for (const r of races.values()) {
+      const policy = pollPolicy(r, T0, 0)!;
+      const interval = plan.intervalMs.get(r.raceId)!;
+      if (classOf(r.raceId) === 'far' || classOf(r.raceId) === 'later')
+        expect(interval).toBe(policy.minIntervalMs);
+      else expect(interval * policy.weight).toBeCloseTo(level, 0);
+    }
+    expect(plan.nearJumpShare).toBeCloseTo(((4 * 12) / 63) * (49 / 60), 6);
+  });
+
+  it('keeps a subscribed race within the scheduler’s subscribed maximum', () => {
+    const races = field(T0);
+    const plan = planBudget({
+      races: races.values(),
+      now: T0,
+      subscribers: new Map([['far-0', 1]]),
+      racesPerMinute: 60,
+    });
+    expect(plan.intervalMs.get('far-0')).toBe(10 * S);
+    expect(rate(plan.intervalMs.values())).toBeCloseTo(60, 6);
+  });
+
+  it('leaves out races the scheduler will not fetch again, and counts a jumped race as near the jump', () => {
+    const races = new Map([
+      ['settled', { ...race('settled', T0 - 60 * MIN), status: 'Final', dividends: 'final' as const }],
+      ['running', { ...race('running', T0 - 5 * MIN), status: 'Closed' }],
+    ]);
+    for (const r of races.values()) r.lastGoodAt = r.finishedAt = T0 - 30 * MIN;
+    const plan = planBudget({ races: races.values(), now: T0, subscribers: new Map(), racesPerMinute: 60 });
+    expect([...plan.intervalMs.keys()]).toEqual(['running']);
+    expect([plan.nearJump, plan.nearJumpShare]).toEqual([1, 1]);
+    expect(NEAR_JUMP_MS).toBe(10 * MIN);
+  });
+
+  it('predicts the intervals the scheduler gives when it runs at that rate', () => {
+    // One request a second for two hours of the race clock, each race held at its distance from the start
+    // so its phase holds; the second hour is measured.
+    const subscribers = new Map([['far-1', 1]]);
+    const races = field(T0);
+    const toStart = new Map([...races.values()].map((r) => [r.raceId, r.startTime - T0]));
+    const fetches = new Map<string, number>();
+    const hour = 60 * MIN;
+    for (let t = T0; t < T0 + 2 * hour; t += S) {
+      for (const r of races.values()) r.startTime = t + (toStart.get(r.raceId) as number);
+      const pick = pickNext({
+        races: races.values(),
+        now: t,
+        inFlight: new Set(),
+        subscribers,
+        discoveryDueAt: Number.POSITIVE_INFINITY,
+        discoveryInFlight: false,
+      });
+      if (pick.kind !== 'race') continue;
+      races.get(pick.raceId)!.lastFetchAt = t;
+      if (t >= T0 + hour) fetches.set(pick.raceId, (fetches.get(pick.raceId) ?? 0) + 1);
+    }
+    const plan = planBudget({ races: races.values(), now: T0 + 2 * hour, subscribers, racesPerMinute: 60 });
+    const measured = (cls: string) => {
+      const ids = [...races.keys()].filter((id) => classOf(id) === cls && id !== 'far-1');
+      return (ids.length * hour) / ids.reduce((a, id) => a + (fetches.get(id) ?? 0), 0);
+    };
+    const planned = (cls: string) => plan.intervalMs.get(`${cls}-2`)!;
+    for (const cls of ['near', 'warming', 'later', 'far']) {
+      expect(
+        Math.abs(measured(cls) / planned(cls) - 1),
+        `${cls}: ${measured(cls)} vs ${planned(cls)}`,
+      ).toBeLessThan(0.1);
+    }
+    expect(hour / (fetches.get('far-1') ?? 0)).toBeCloseTo(plan.intervalMs.get('far-1')!, -3);
+  });
+});
