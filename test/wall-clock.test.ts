@@ -99,6 +99,23 @@ describe('limits on the wall clock while the simulator runs at x1000', () => {
     expect(body.endpoint.createdAt).toBe(new Date(wall.now()).toISOString());
   });
 
+  it('keeps a rotated secret for 24 h of wall time, however fast race time runs', async () => {
+    const created = await fetch(`${racewire.url}/v1/webhooks/endpoints`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://93.184.216.34/rotated' }),
+    });
+    const { endpoint } = (await created.json()) as { endpoint: { id: string } };
+    await raceTimePasses(60_000);
+    const rotated = await fetch(`${racewire.url}/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, {
+      method: 'POST',
+    });
+    expect(rotated.status).toBe(200);
+    const body = (await rotated.json()) as { endpoint: { previousSecretExpiresAt: string } };
+    // At x1000 on the race clock the overlap would end after 86 s of real time.
+    expect(body.endpoint.previousSecretExpiresAt).toBe(new Date(wall.now() + 24 * 3_600_000).toISOString());
+  });
+
   it('counts SSE subscribers in /v1/ops and /metrics beside WebSocket ones', async () => {
     const res = await fetch(`${racewire.url}/v1/sse?channel=race:nowhere`);
     const reader = res.body!.getReader();
