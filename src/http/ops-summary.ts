@@ -65,7 +65,12 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
         nearJump: plan.nearJump,
         nearJumpShare: plan.nearJumpShare,
       },
-      plannedMs: Object.fromEntries([...plan.intervalMs].map(([id, ms]) => [id, Math.round(ms)])),
+      // Only for races with data, whose age it judges: the board polls this every 2 s.
+      plannedMs: Object.fromEntries(
+        [...plan.intervalMs]
+          .filter(([id]) => races.get(id)?.lastGoodAt !== undefined)
+          .map(([id, ms]) => [id, Math.round(ms)]),
+      ),
       races: { watched: races.size - settled, settled },
       ws: transport(sources.ws()),
       sse: transport(sources.sse()),

@@ -29,7 +29,7 @@ export interface OpsSummary {
     nearJump: number;
     nearJumpShare: number;
   };
-  /** For each race still to fetch, the interval (ms, race clock) the scheduler intends for it now. */
+  /** For each race still to fetch that has data, the interval (ms, race clock) the scheduler intends for it now. */
   plannedMs: Record<string, number>;
   races: { watched: number; settled: number };
   ws: { connections: number; subscribers: number; slowDisconnects: number };

@@ -30,6 +30,11 @@ describe('the operations summary', () => {
   const races = new Map<string, RaceWatch>();
   for (let i = 0; i < 12; i++) races.set(`near-${i}`, race(`near-${i}`, 5 * MIN));
   for (let i = 0; i < 40; i++) races.set(`far-${i}`, race(`far-${i}`, 8 * 60 * MIN));
+  races.set('unfetched', {
+    ...race('unfetched', 8 * 60 * MIN),
+    lastFetchAt: undefined,
+    lastGoodAt: undefined,
+  });
   const subscribers = new Map([['far-0', 2]]);
   const summary = (limiter: Partial<RateLimiterStats>) =>
     opsSummary({
@@ -68,8 +73,12 @@ describe('the operations summary', () => {
       nearJump: 12,
       nearJumpShare: plan.nearJumpShare,
     });
+    // Planned for every race, sent for those with data (whose age it judges).
+    expect(plan.intervalMs.has('unfetched')).toBe(true);
     expect(ops.plannedMs).toEqual(
-      Object.fromEntries([...plan.intervalMs].map(([id, ms]) => [id, Math.round(ms)])),
+      Object.fromEntries(
+        [...plan.intervalMs].filter(([id]) => id !== 'unfetched').map(([id, ms]) => [id, Math.round(ms)]),
+      ),
     );
     // The subscribed race is fetched at least every 10 s, as the scheduler promises a watcher.
     expect(ops.plannedMs['far-0']).toBe(10_000);
