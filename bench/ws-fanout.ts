@@ -40,7 +40,15 @@ function start(
 ): Promise<ChildProcess & { up: { url?: string } }> {
   const child = fork(new URL(script, import.meta.url).pathname, [], {
     env: { ...process.env, ...env },
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+    execArgv: [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      // BENCH_CPU_PROF=<dir>: a CPU profile of each server.
+      ...(process.env.BENCH_CPU_PROF && env.IMPL
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   }) as ChildProcess & { up: { url?: string } };
   return new Promise((resolve, reject) => {

@@ -127,7 +127,9 @@ export class Session {
       if (turn !== this.directTurn) {
         this.directTurn = turn;
         this.write(batch);
-        this.checkOver();
+        // Nothing is queued here: what is owed is what the transport holds.
+        if (this.overSince !== undefined || this.sink.buffered() > this.limits.maxBufferedBytes)
+          this.checkOver();
         this.wakeWritable();
         return { ok: true, bytes };
       }

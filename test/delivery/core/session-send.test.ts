@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../../src/clock.js';
+import { createManualClock, type ManualClock } from '../../../src/clock.js';
 import { FlushScheduler, SMALL_BYTES } from '../../../src/delivery/core/flush-scheduler.js';
 import { DEFAULT_DELIVERY_LIMITS } from '../../../src/delivery/core/limits.js';
 import { type Outgoing, outgoing } from '../../../src/delivery/core/outgoing.js';
@@ -29,16 +29,16 @@ function recordingSink() {
   return { sink, writes, drain };
 }
 
-function session(sink: Sink) {
+function session(sink: Sink, opts: { clock?: ManualClock; slow?: (owed: number) => void } = {}) {
   const scheduler = new FlushScheduler();
   return new Session(
     'c1',
     { name: 'k', scope: 'partner', anonymous: false },
     'ws',
     sink,
-    DEFAULT_DELIVERY_LIMITS,
-    createManualClock(0),
-    { schedule: scheduler.schedule, slow: () => {}, sent: () => {} },
+    { ...DEFAULT_DELIVERY_LIMITS, maxBufferedBytes: 100, slowConsumerMs: 1000 },
+    opts.clock ?? createManualClock(0),
+    { schedule: scheduler.schedule, slow: (_, owed) => opts.slow?.(owed), sent: () => {} },
     new AbortController().signal,
   );
 }
@@ -89,5 +89,33 @@ describe('Session send path', () => {
     drain();
     await nextTurn();
     expect(writes).toEqual([['{"n":1}'], ['{"n":2}', '{"n":3}']]);
+  });
+
+  it('holds a connection whose socket keeps more than the soft limit for the slow-consumer time to that rule', async () => {
+    const { sink } = recordingSink();
+    let held = 0;
+    sink.buffered = () => held;
+    const clock = createManualClock(0);
+    const slow: number[] = [];
+    const s = session(sink, { clock, slow: (owed) => slow.push(owed) });
+    held = 500; // the socket took the write but the kernel did not: 500 bytes wait in it
+    s.send([msg(1)]);
+    await clock.advance(999);
+    expect(slow).toEqual([]);
+    await clock.advance(1);
+    expect(slow).toEqual([500]);
+  });
+
+  it('forgets the excess once the socket drains below the soft limit', async () => {
+    const { sink } = recordingSink();
+    let held = 500;
+    sink.buffered = () => held;
+    const clock = createManualClock(0);
+    const slow: number[] = [];
+    const s = session(sink, { clock, slow: (owed) => slow.push(owed) });
+    s.send([msg(1)]);
+    held = 0;
+    await clock.advance(1000);
+    expect(slow).toEqual([]);
   });
 });
