@@ -1,6 +1,7 @@
 /**
  * A gateway for fan-out benchmarks: no catalog, the system clock, anonymous access, and limits (connections
- * per key, message rates, heartbeats, pings) out of the way, so that the load measures delivery alone.
+ * per key, message rates, heartbeats, pings) out of the way, so that the load measures delivery alone. With
+ * `sse`, the SSE endpoint serves the same hub.
  */
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -10,6 +11,7 @@ import type { AuthConfig } from '../src/delivery/core/auth.js';
 import type { RaceCatalog } from '../src/delivery/core/catalog.js';
 import { DeliveryHub } from '../src/delivery/core/hub.js';
 import type { DeliveryLimits } from '../src/delivery/core/limits.js';
+import { registerSseEndpoint } from '../src/delivery/sse/endpoint.js';
 import { registerWebSocketGateway } from '../src/delivery/ws/gateway.js';
 import type { EventLog } from '../src/store/ports.js';
 
@@ -27,6 +29,7 @@ export async function unboundedGateway(
     catalog?: RaceCatalog;
     limits?: Partial<DeliveryLimits>;
     auth?: AuthConfig;
+    sse?: boolean;
   },
 ) {
   const logger = pino({ level: 'silent' });
@@ -47,6 +50,7 @@ export async function unboundedGateway(
     },
   });
   const gateway = await registerWebSocketGateway(app, { hub, logger, limits: { pingIntervalMs: 600_000 } });
+  if (deps.sse) await registerSseEndpoint(app, { hub, logger });
   return {
     hub,
     gateway,

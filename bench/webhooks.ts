@@ -1,83 +1,144 @@
 /**
- * Webhook delivery benchmark (loopback only, bounded): signed deliveries/s to a local receiver with 10 and
- * 100 endpoints, event->receipt latency p50/p99 at a steady append rate, and the same with one extra endpoint
- * that never answers (its attempts time out) to show the others' latency does not move.
+ * Webhook delivery benchmark (loopback only, bounded): racewire's dispatcher (durable outbox on SQLite in WAL
+ * mode, per-endpoint caps, retries) against a naive dispatcher without an outbox (each event signed and
+ * POSTed to every endpoint from memory through one queue of the same concurrency, nothing retried), with 10
+ * endpoints and with 10 plus one that never answers. Both read the same events (appended to a SQLite event
+ * log and published on the bus, as the pipeline does); the receivers run in a child process, so the CPU
+ * measured is the appends plus the dispatcher. Runs interleave; ratios are taken within a run.
  *
- *   npx tsx bench/webhooks.ts
+ *   node --import tsx bench/webhooks.ts [--events 500] [--runs 3] [--timeout-ms 1000]
  *
- * Everything runs in one process (event log on a SQLite file in WAL mode, dispatcher, receiver), so the
- * numbers include the receiver's own cost.
+ * Per case: deliveries/s (first append to the last healthy delivery) and CPU per delivery.
  */
+import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
+import PQueue from 'p-queue';
 import { pino } from 'pino';
-import { createMemoryBus } from '../src/bus/bus.js';
+import { type Bus, createMemoryBus } from '../src/bus/bus.js';
 import { systemClock } from '../src/clock.js';
 import { createSqliteOutbox, registerWebhooks } from '../src/delivery/webhooks/index.js';
+import { generateSecret, signDelivery } from '../src/delivery/webhooks/signer.js';
+import type { LogEntry } from '../src/events/envelope.js';
 import { openDatabase } from '../src/store/sqlite/database.js';
 import { createSqliteEventLog } from '../src/store/sqlite/sqlite-event-log.js';
 
-interface Scenario {
-  name: string;
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '500' },
+    runs: { type: 'string', default: '3' },
+    'timeout-ms': { type: 'string', default: '1000' },
+  },
+});
+const events = Number(values.events);
+const runs = Number(values.runs);
+const timeoutMs = Number(values['timeout-ms']);
+const CONCURRENCY = 32; // racewire's default
+
+type Impl = 'racewire' | 'naive';
+interface Case {
   endpoints: number;
-  downEndpoints: number;
-  /** Burst: events appended at once, to measure throughput. */
-  burstEvents: number;
-  /** Paced: events appended at `rate` per second, to measure latency. */
-  pacedEvents: number;
-  rate: number;
+  down: number;
+}
+const CASES: Case[] = [
+  { endpoints: 10, down: 0 },
+  { endpoints: 10, down: 1 },
+];
+const logger = pino({ level: 'silent' });
+
+const receiver: ChildProcess & { port?: number } = fork(
+  new URL('./support/webhook-receiver.ts', import.meta.url).pathname,
+  [],
+  { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+);
+receiver.port = await new Promise<number>((r) =>
+  receiver.once('message', (m: { port: number }) => r(m.port)),
+);
+const base = `http://127.0.0.1:${receiver.port}`;
+const count = () =>
+  new Promise<number>((resolve) => {
+    receiver.once('message', (m: { count: number }) => resolve(m.count));
+    receiver.send({ cmd: 'count' });
+  });
+
+/** The naive dispatcher: every event to every endpoint at once, from memory. */
+function naiveDispatcher(bus: Bus, urls: string[]) {
+  const agent = new http.Agent({ keepAlive: true });
+  const endpoints = urls.map((url) => ({ url: new URL(url), secret: generateSecret() }));
+  const queue = new PQueue({ concurrency: CONCURRENCY });
+  const post = (url: URL, headers: Record<string, string>, body: string) =>
+    new Promise<void>((resolve) => {
+      const req = http.request(url, { method: 'POST', agent, headers, timeout: timeoutMs }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => resolve());
+      req.end(body);
+    });
+  const unsubscribe = bus.subscribe((entries: readonly LogEntry[]) => {
+    for (const e of entries) {
+      if (e.kind !== 'event') continue;
+      const body = JSON.stringify({ type: e.event.type, timestamp: e.event.timestamp, data: e.event });
+      for (const ep of endpoints) {
+        const headers = {
+          'content-type': 'application/json',
+          ...signDelivery([ep.secret], e.event.id, Date.now(), body),
+        };
+        void queue.add(() => post(ep.url, headers, body));
+      }
+    }
+  });
+  return {
+    async close() {
+      unsubscribe();
+      queue.clear();
+      agent.destroy();
+    },
+  };
 }
 
-const logger = pino({ level: 'silent' });
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
-
-async function run(s: Scenario) {
-  const dir = mkdtempSync(join(tmpdir(), 'racewire-bench-webhooks-'));
-  const appendedAt = new Map<string, number>();
-  let received = 0;
-  let latencies: number[] = [];
-  const server = http.createServer((req, res) => {
-    if (req.url?.startsWith('/down')) return; // never answers: the attempt times out
-    const id = String(req.headers['webhook-id']);
-    req.resume();
-    req.on('end', () => {
-      const at = appendedAt.get(id);
-      if (at !== undefined) latencies.push(performance.now() - at);
-      received++;
-      res.writeHead(204).end();
-    });
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  const db = openDatabase(join(dir, 'bench.db'));
-  const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance;
-  const log = createSqliteEventLog({ db });
-  // As in production, each append is published on the bus, which wakes the feed reader.
-  const bus = createMemoryBus();
+async function racewireDispatcher(
+  app: FastifyInstance,
+  db: ReturnType<typeof openDatabase>,
+  bus: Bus,
+  urls: string[],
+  feed: Parameters<typeof registerWebhooks>[1]['store']['feed'],
+) {
   const service = await registerWebhooks(app, {
-    store: { outbox: createSqliteOutbox(db), feed: log.feed },
+    store: { outbox: createSqliteOutbox(db), feed },
     bus,
     clock: systemClock,
     logger,
-    config: { allowedHosts: ['127.0.0.1'], timeoutMs: 1_000 },
+    config: { allowedHosts: ['127.0.0.1'], timeoutMs, concurrency: CONCURRENCY },
   });
   await app.ready();
-  for (let i = 0; i < s.endpoints + s.downEndpoints; i++) {
-    const path = i < s.endpoints ? `/ok/${i}` : `/down/${i}`;
-    await app.inject({ method: 'POST', url: '/v1/webhooks/endpoints', payload: { url: `${base}${path}` } });
-  }
-  let n = 0;
-  const append = async () => {
+  for (const url of urls)
+    await app.inject({ method: 'POST', url: '/v1/webhooks/endpoints', payload: { url } });
+  return service;
+}
+
+async function measure(impl: Impl, c: Case) {
+  const dir = mkdtempSync(join(tmpdir(), 'racewire-bench-webhooks-'));
+  const db = openDatabase(join(dir, 'bench.db'));
+  const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance;
+  const log = createSqliteEventLog({ db });
+  const bus = createMemoryBus();
+  const urls = Array.from({ length: c.endpoints + c.down }, (_, i) =>
+    i < c.endpoints ? `${base}/ok/${i}` : `${base}/down/${i}`,
+  );
+  const dispatcher =
+    impl === 'racewire' ? await racewireDispatcher(app, db, bus, urls, log.feed) : naiveDispatcher(bus, urls);
+  await count();
+  const expected = events * c.endpoints;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let n = 0; n < events; n++) {
     const raceId = `race-${n % 20}`;
-    n++;
-    const t = performance.now();
     const appended = await log.append(raceId, {
       entries: [
         {
@@ -92,59 +153,58 @@ async function run(s: Scenario) {
       ],
       now: new Date(),
     });
-    const [stored] = appended;
-    if (stored?.kind === 'event') appendedAt.set(stored.event.id, t);
     bus.publish(appended);
-  };
-  const waitFor = async (count: number, limitMs: number) => {
-    const deadline = performance.now() + limitMs;
-    while (received < count && performance.now() < deadline) await new Promise((r) => setTimeout(r, 2));
-  };
-
-  // Throughput: a burst, timed until every healthy endpoint has every event.
-  const t0 = performance.now();
-  for (let i = 0; i < s.burstEvents; i++) await append();
-  await waitFor(s.burstEvents * s.endpoints, 60_000);
-  const burstMs = performance.now() - t0;
-  const burstDelivered = received;
-
-  // Latency at a steady rate.
-  latencies = [];
-  received = 0;
-  for (let i = 0; i < s.pacedEvents; i++) {
-    await append();
-    await new Promise((r) => setTimeout(r, 1000 / s.rate));
   }
-  await waitFor(s.pacedEvents * s.endpoints, 30_000);
-  const sorted = latencies.sort((a, b) => a - b);
-  const result = {
-    scenario: s.name,
-    deliveriesPerSecond: Math.round((burstDelivered / burstMs) * 1000),
-    burst: `${burstDelivered} deliveries in ${Math.round(burstMs)} ms`,
-    latencyP50Ms: Number(pct(sorted, 50).toFixed(1)),
-    latencyP99Ms: Number(pct(sorted, 99).toFixed(1)),
-    pacedDeliveries: sorted.length,
-  };
-  await service.close();
+  let received = 0;
+  const deadline = performance.now() + 120_000;
+  while (received < expected && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    received += await count();
+  }
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  await dispatcher.close();
   await app.close();
-  server.closeAllConnections();
-  server.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
-  return result;
+  return {
+    received,
+    expected,
+    perSecond: Math.round((received / ms) * 1000),
+    cpuUsPerDelivery: Math.round((cpu.user + cpu.system) / Math.max(1, received)),
+  };
 }
 
-const only = process.env.BENCH_ONLY;
-const scenarios: Scenario[] = [
-  { name: '10 endpoints', endpoints: 10, downEndpoints: 0, burstEvents: 500, pacedEvents: 200, rate: 100 },
-  { name: '100 endpoints', endpoints: 100, downEndpoints: 0, burstEvents: 100, pacedEvents: 100, rate: 10 },
-  {
-    name: '10 endpoints + 1 down (timing out)',
-    endpoints: 10,
-    downEndpoints: 1,
-    burstEvents: 500,
-    pacedEvents: 200,
-    rate: 100,
-  },
-];
-for (const s of scenarios) if (!only || s.name === only) console.log(JSON.stringify(await run(s)));
+// Warm-up (JIT, SQLite's first pages), not counted.
+for (const impl of ['racewire', 'naive'] as const) await measure(impl, { endpoints: 2, down: 0 });
+
+const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * xs.length)] ?? Number.NaN;
+const table: Record<string, { perSecond: number[]; cpu: number[]; ratioRate: number[]; ratioCpu: number[] }> =
+  {};
+for (let run = 0; run < runs; run++) {
+  const load = loadavg()[0]!.toFixed(1);
+  for (const c of CASES) {
+    const key = `${c.endpoints} endpoints${c.down ? ` + ${c.down} down` : ''}`;
+    const order: Impl[] = run % 2 === 0 ? ['racewire', 'naive'] : ['naive', 'racewire'];
+    const r: Record<string, Awaited<ReturnType<typeof measure>>> = {};
+    for (const impl of order) r[impl] = await measure(impl, c);
+    console.error(`run ${run + 1} ${key} (load ${load}): ${JSON.stringify(r)}`);
+    for (const impl of ['racewire', 'naive'] as const) {
+      const name = `${impl}: ${key}`;
+      table[name] ??= { perSecond: [], cpu: [], ratioRate: [], ratioCpu: [] };
+      const t = table[name];
+      t.perSecond.push(r[impl]!.perSecond);
+      t.cpu.push(r[impl]!.cpuUsPerDelivery);
+      t.ratioRate.push(+(r[impl]!.perSecond / r.naive!.perSecond).toFixed(2));
+      t.ratioCpu.push(+(r[impl]!.cpuUsPerDelivery / r.naive!.cpuUsPerDelivery).toFixed(2));
+    }
+  }
+}
+for (const [k, t] of Object.entries(table)) {
+  const m = (xs: number[]) => `${q(xs, 0.5)} [${Math.min(...xs)}-${Math.max(...xs)}]`;
+  console.log(
+    `${k}: deliveries/s ${m(t.perSecond)}, CPU µs/delivery ${m(t.cpu)}, rate vs naive ${m(t.ratioRate)}, CPU vs naive ${m(t.ratioCpu)}`,
+  );
+}
+receiver.send({ cmd: 'exit' });
+process.exit(0);

@@ -94,6 +94,7 @@ export function fanOut(deps: FanoutDeps, entries: readonly LogEntry[]): void {
     }
   }
 
+  const epoch = epochOf(first);
   for (const session of registry.byStream.get(stream) ?? []) {
     const state = session.streams.get(stream);
     if (!state || state.phase === 'pending') continue;
@@ -101,7 +102,6 @@ export function fanOut(deps: FanoutDeps, entries: readonly LogEntry[]): void {
       bufferLive(state, entries, deps.attach.limits.replayPageSize);
       continue;
     }
-    const epoch = epochOf(first);
     if (epoch !== undefined && state.epoch !== undefined && epoch !== state.epoch) {
       resyncStream(deps.attach, session, stream, state);
       continue;

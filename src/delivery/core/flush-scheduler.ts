@@ -8,8 +8,8 @@ import type { Session } from './session.js';
 
 /** Bytes written per event-loop turn to connections with a lot queued. */
 export const TURN_BUDGET_BYTES = 1024 * 1024;
-/** A connection with at most this queued is served every turn. */
-const SMALL_BYTES = 16 * 1024;
+/** A connection with at most this queued is served every turn (and a batch this small may be written at once). */
+export const SMALL_BYTES = 16 * 1024;
 /** Most written to one connection per turn (at least one message). */
 const SLICE_BYTES = 256 * 1024;
 

@@ -1,6 +1,9 @@
 /**
  * One subscriber connection, whatever carries its bytes: its principal, channels and per-stream state, and
- * a send queue bounded in bytes. Messages leave in order as the transport drains; attach work (snapshots,
+ * a send queue bounded in bytes. A small batch on a connection with nothing queued is written at once (live
+ * traffic: one write, no scheduling); a second batch in the same event-loop turn, a large one, or one behind
+ * a queue waits for the scheduler, which writes what queued together. Messages leave in order as the transport
+ * drains; attach work (snapshots,
  * replay pages) waits for `writable()`, so a subscription's streams go out one by one and a reader that keeps
  * up receives any number of them. The slow-consumer rule is about time on the wall clock: a connection that
  * owes more than `maxBufferedBytes` for `slowConsumerMs` (or more than `hardBufferedBytes` at all) is slow.
@@ -9,10 +12,12 @@ import type { Clock } from '../../clock.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
 import type { Principal, Scope } from './auth.js';
 import type { ParsedChannel } from './channels.js';
+import { SMALL_BYTES } from './flush-scheduler.js';
 import type { DeliveryLimits } from './limits.js';
 import type { Outgoing } from './outgoing.js';
 import type { Sink } from './sink.js';
 import type { StreamOptions } from './stream-options.js';
+import { currentTurn } from './turn.js';
 
 export interface StreamState {
   /**
@@ -70,6 +75,8 @@ export class Session {
   private queuedBytes = 0;
   private blocked = false;
   private scheduled = false;
+  /** The turn of the last batch written at once. */
+  private directTurn = -1;
   private overSince: number | undefined;
   private overTimer = false;
   private writableWaiters: Array<() => void> = [];
@@ -114,12 +121,31 @@ export class Session {
       this.hooks.slow(this, owed + bytes);
       return { ok: false, bytes: 0 };
     }
+    this.hooks.sent(batch.length, bytes);
+    if (this.queuedBytes === 0 && !this.scheduled && !this.blocked && bytes <= SMALL_BYTES) {
+      const turn = currentTurn();
+      if (turn !== this.directTurn) {
+        this.directTurn = turn;
+        this.write(batch);
+        // Nothing is queued here: what is owed is what the transport holds.
+        if (this.overSince !== undefined || this.sink.buffered() > this.limits.maxBufferedBytes)
+          this.checkOver();
+        this.wakeWritable();
+        return { ok: true, bytes };
+      }
+    }
     for (const o of batch) this.queue.push(o);
     this.queuedBytes += bytes;
-    this.hooks.sent(batch.length, bytes);
     this.requestPump();
     this.checkOver();
     return { ok: true, bytes };
+  }
+
+  /** Hands a batch to the transport; when it asks to wait, nothing more is written until it drains. */
+  private write(batch: readonly Outgoing[]) {
+    if (this.sink.write(batch)) return;
+    this.blocked = true;
+    this.sink.onDrain(() => this.drained());
   }
 
   sendOne(o: Outgoing): SendResult {
@@ -143,10 +169,7 @@ export class Session {
       written = this.queuedBytes;
       this.queue = [];
       this.queuedBytes = 0;
-      if (!this.sink.write(batch)) {
-        this.blocked = true;
-        this.sink.onDrain(() => this.drained());
-      }
+      this.write(batch);
     }
     while (this.head < this.queue.length && written < budget && !this.blocked) {
       const batch: Outgoing[] = [];
@@ -158,10 +181,7 @@ export class Session {
       }
       this.queuedBytes -= bytes;
       written += bytes;
-      if (!this.sink.write(batch)) {
-        this.blocked = true;
-        this.sink.onDrain(() => this.drained());
-      }
+      this.write(batch);
     }
     if (this.head === this.queue.length) {
       this.queue = [];

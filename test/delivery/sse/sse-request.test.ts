@@ -88,6 +88,42 @@ describe('SseSink', () => {
   });
 });
 
+describe('SseSink shared blocks', () => {
+  function chunks() {
+    const written: Array<string | Buffer> = [];
+    const res = {
+      writableLength: 0,
+      writableNeedDrain: false,
+      writableEnded: false,
+      write: (t: string | Buffer) => written.push(t) > 0,
+      cork() {},
+      uncork() {},
+      once: () => res,
+      end() {},
+      destroy() {},
+    };
+    return { res, written };
+  }
+
+  it('builds a small message once for every connection that follows only its stream', () => {
+    const [a, b, c] = [chunks(), chunks(), chunks()];
+    const snap = (stream: string) => ({ type: 'snapshot', stream, seq: 1, epoch: 'e1' }) as const;
+    const sinks = [a, b, c].map((x) => new SseSink(x.res));
+    sinks[2]!.write([outgoing(snap('R2'), snap('R2'))]);
+    for (const s of sinks) s.write([outgoing(snap('R1'), snap('R1'))]);
+    for (const x of [a, b, c]) x.written.length = 0;
+    const patch = outgoing({ type: 'patch', seq: 2 }, { type: 'patch', stream: 'R1', seq: 2 });
+    for (const s of sinks) s.write([patch]);
+    expect(a.written).toHaveLength(1);
+    expect(a.written[0]).toBe(b.written[0]); // the same buffer
+    expect(String(a.written[0])).toBe('id: R1|e1|2\nevent: patch\ndata: {"type":"patch","seq":2}\n\n');
+    // c follows R1 and R2: its id carries both, so its block is its own.
+    expect(String(c.written[0])).toBe(
+      'id: R1|e1|2,R2|e1|1\nevent: patch\ndata: {"type":"patch","seq":2}\n\n',
+    );
+  });
+});
+
 describe('GET /v1/sse refusals', () => {
   let h: SseHarness;
   afterEach(async () => h?.close());
