@@ -110,7 +110,7 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     log,
     bus,
     webhookStore: {
-      outbox: createRedisOutbox({ redis, prefix, now: () => wallClock.now() }),
+      outbox: createRedisOutbox({ redis, prefix, now: () => wallClock.now(), fenceKey: lease.tokenKey }),
       feed: log.feed,
     },
     leadership,
