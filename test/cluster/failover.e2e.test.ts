@@ -39,7 +39,7 @@ describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
     nodes.push(await spawnNode('node-a', env));
     await until(() => leaderOf(nodes), 'node-a to lead', 15_000);
     nodes.push(...(await Promise.all([spawnNode('node-b', env), spawnNode('node-c', env)])));
-  }, 60_000);
+  }, 240_000);
 
   afterAll(async () => {
     await Promise.all(nodes.map(stopNode));

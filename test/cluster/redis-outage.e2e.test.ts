@@ -4,10 +4,6 @@
  * the follower) and the webhook receiver, with no sequence skipped. The test runs its own redis-server
  * (append-only file, fsync always, as an operator would persist it) so that it can kill it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { until } from '../e2e/harness.js';
 import { describeWithRedis, requireRedisServer } from '../support/redis.js';
@@ -25,56 +21,34 @@ import {
   startWebhookReceiver,
   stopNode,
 } from './cluster-harness.js';
+import { type OwnRedis, startOwnRedis } from './nemesis/redis-server.js';
 import { recordRace } from './ws-recorder.js';
 
-function startRedis(port: number, dir: string): ChildProcess {
-  return spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
-    ],
-    { cwd: dir, stdio: 'ignore' },
-  );
-}
-
 describeWithRedis('Redis away and back under two nodes', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'racewire-redis-'));
-  let port: number;
-  let redis: ChildProcess;
+  let redis: OwnRedis;
   let upstream: ClusterSimulator;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   const nodes: NodeProcess[] = [];
 
   beforeAll(async () => {
     requireRedisServer();
-    port = await freePort();
-    redis = startRedis(port, dir);
+    redis = await startOwnRedis(await freePort());
     upstream = await startClusterSimulator(60);
     receiver = await startWebhookReceiver();
     const env = {
       ...clusterEnv({ prefix: 'racewire:', upstream: upstream.url, budget: 60 }),
-      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_URL: redis.url,
     };
     nodes.push(await spawnNode('leader', env));
     await until(() => leaderOf(nodes), 'a leader', 15_000);
     nodes.push(await spawnNode('follower', env));
-  }, 60_000);
+  }, 240_000);
 
   afterAll(async () => {
     await Promise.all(nodes.map(stopNode));
-    redis?.kill('SIGKILL');
+    await redis?.close();
     await upstream?.close();
     await receiver?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps serving, reports Redis in readiness, and catches up without loss when Redis returns', async () => {
@@ -94,7 +68,7 @@ describeWithRedis('Redis away and back under two nodes', () => {
     await until(() => scratchings().length === 1 || undefined, 'the first scratching', 30_000);
     await until(() => delivered() === 1 || undefined, 'the first delivery', 30_000);
 
-    redis.kill('SIGKILL');
+    await redis.kill();
     await until(async () => (await follower.get('/readyz')).status === 503, 'follower not ready', 15_000);
     const ready = await follower.get('/readyz');
     expect(ready.body.checks.redis.ok).toBe(false);
@@ -105,7 +79,7 @@ describeWithRedis('Redis away and back under two nodes', () => {
     expect((await follower.get('/healthz')).status).toBe(200);
     expect(sub.closed()).toBe(false);
 
-    redis = startRedis(port, dir);
+    await redis.start();
     await until(
       () => scratchings().length === 2 || undefined,
       'the scratching made during the outage',

@@ -12,6 +12,10 @@ import { until } from '../../e2e/harness.js';
 
 export interface OwnRedis {
   url: string;
+  /** SIGKILL: Redis is away until `start`. */
+  kill(): Promise<void>;
+  /** Starts again on the same port and data, and waits until it answers. */
+  start(): Promise<void>;
   /** SIGKILL, then start again on the same port, keeping the data (`keep`) or not. */
   restart(keep: boolean, downMs: number): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +65,8 @@ export async function startOwnRedis(port: number): Promise<OwnRedis> {
   process.once('exit', () => child.kill('SIGKILL'));
   return {
     url,
+    kill,
+    start,
     async restart(keep, downMs) {
       await kill();
       if (!keep) {
