@@ -167,6 +167,8 @@ export async function startRacewire(opts: {
       metrics.webhookDeliveries.inc({ outcome });
       metrics.webhookLatency.observe(latencyMs / 1000);
     },
+    fence: () => backend.leadership.token(),
+    onFenced: () => backend.leadership.fenced(),
   });
 
   bindMetricSources(metrics, {

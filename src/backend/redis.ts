@@ -15,6 +15,7 @@ import { createRedisEventLog } from '../store/redis/redis-event-log.js';
 import { createRedisRateWindow } from '../upstream/redis-rate-window.js';
 import type { Backend, BackendFactory } from './ports.js';
 import { defaultNodeId } from './single-node.js';
+import { watchWrites } from './write-health.js';
 
 /** Fail fast rather than queue for ever: a caller learns within a couple of seconds that Redis is away. */
 const CLIENT_OPTIONS: RedisOptions = {
@@ -55,14 +56,20 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     onError: (err) => logger.debug({ err }, 'lease renew failed'),
   });
   const leadership = leaseLeadership(lease, logger, nodeId);
-  const log = createRedisEventLog({
-    redis,
-    prefix,
-    window: config.EVENT_LOG_WINDOW,
-    fence: () => lease.token(),
-    fenceKey: lease.tokenKey,
-    onFenced: () => leadership.fenced(),
+  const writes = watchWrites({
+    log: createRedisEventLog({
+      redis,
+      prefix,
+      window: config.EVENT_LOG_WINDOW,
+      fence: () => lease.token(),
+      fenceKey: lease.tokenKey,
+      onFenced: () => leadership.fenced(),
+    }),
+    probe: async () => void (await redis.set(`${prefix}write-probe`, String(wallClock.now()))),
+    clock: wallClock,
+    logger,
   });
+  const { log } = writes;
   const bus = createRedisBus({
     pub: redis,
     sub,
@@ -110,16 +117,18 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     log,
     bus,
     webhookStore: {
-      outbox: createRedisOutbox({ redis, prefix, now: () => wallClock.now() }),
+      outbox: createRedisOutbox({ redis, prefix, now: () => wallClock.now(), fenceKey: lease.tokenKey }),
       feed: log.feed,
     },
     leadership,
-    requestWindow: createRedisRateWindow({
-      redis,
-      key: `${prefix}rate-window`,
-      maxPerMinute: config.RACING_API_MAX_RPM,
-      clock,
-    }),
+    requestWindow: writes.gate(
+      createRedisRateWindow({
+        redis,
+        key: `${prefix}rate-window`,
+        maxPerMinute: config.RACING_API_MAX_RPM,
+        clock,
+      }),
+    ),
     subscribers() {
       // The totals include this node's counts as of the last sync; its own current ones are fresher.
       const merged = new Map(state.subscriberTotals());
@@ -129,13 +138,7 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     },
     sharedView: view,
     readiness: () => [
-      {
-        name: 'store',
-        check: async () => {
-          await log.head('readiness-probe');
-          return { ok: true };
-        },
-      },
+      writes.readiness,
       {
         name: 'redis',
         check: async () => {
@@ -150,6 +153,7 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
       await syncLoop;
       await leadership.close();
       view.close();
+      writes.close();
       await bus.close().catch(() => {});
       await log.close();
       redis.disconnect();

@@ -18,36 +18,41 @@ import {
 } from '../store/index.js';
 import { createMemoryRateWindow } from '../upstream/memory-rate-window.js';
 import type { Backend, BackendFactory, BackendOptions, Driver } from './ports.js';
+import { watchWrites } from './write-health.js';
 
 export const defaultNodeId = () => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
 function singleNode(driver: Driver, opts: BackendOptions, parts: { log: EventLog; db: Database }): Backend {
   const { config, clock, wallClock, logger } = opts;
-  const { log, db } = parts;
+  const { db } = parts;
   const nodeId = config.NODE_ID ?? defaultNodeId();
   const leadership = alwaysLeader(logger);
+  const outbox = createSqliteOutbox(db, { now: () => wallClock.now() });
+  // The probe writes one row of the outbox's state table: the same database file as the log.
+  const probeWrite = db.prepare(`INSERT INTO webhook_state (key, value) VALUES ('write_probe', ?)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  const writes = watchWrites({
+    log: parts.log,
+    probe: async () => void probeWrite.run(String(wallClock.now())),
+    clock: wallClock,
+    logger,
+  });
+  const { log } = writes;
   return {
     driver,
     distributed: false,
     nodeId,
     log,
     bus: createMemoryBus((err) => logger.error({ err }, 'bus listener failed')),
-    webhookStore: { outbox: createSqliteOutbox(db, { now: () => wallClock.now() }), feed: log.feed },
+    webhookStore: { outbox, feed: log.feed },
     leadership,
-    requestWindow: createMemoryRateWindow({ maxPerMinute: config.RACING_API_MAX_RPM, clock }),
+    requestWindow: writes.gate(createMemoryRateWindow({ maxPerMinute: config.RACING_API_MAX_RPM, clock })),
     subscribers: opts.localSubscribers,
-    readiness: () => [
-      {
-        name: 'store',
-        check: async () => {
-          await log.head('readiness-probe');
-          return { ok: true };
-        },
-      },
-    ],
+    readiness: () => [writes.readiness],
     status: () => ({ node: nodeId, leader: leadership.isLeader(), redisUp: false }),
     async close() {
       await leadership.close();
+      writes.close();
       await log.close();
       db.close();
     },

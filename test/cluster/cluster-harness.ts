@@ -88,7 +88,12 @@ export function clusterEnv(opts: {
 }
 
 /** Starts `src/main.ts` with node --import tsx (not the tsx CLI, so SIGKILL reaches the node itself). */
-export async function spawnNode(name: string, env: Record<string, string>): Promise<NodeProcess> {
+export async function spawnNode(
+  name: string,
+  env: Record<string, string>,
+  // Compiling the sources with tsx takes a while on a busy 2-core machine.
+  timeoutMs = 60_000,
+): Promise<NodeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: ROOT,
@@ -111,8 +116,11 @@ export async function spawnNode(name: string, env: Record<string, string>): Prom
       return (await get('/healthz').catch(() => undefined))?.status === 200;
     },
     `node ${name} to answer`,
-    20_000,
-  );
+    timeoutMs,
+  ).catch((err) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
   return { name, url, child, output, exited, get };
 }
 

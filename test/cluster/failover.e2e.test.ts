@@ -4,8 +4,9 @@
  * once, the same webhook-id on a repeat), and the upstream's request log must never show more than the
  * budget in any 60 s window across the hand-over.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { until } from '../e2e/harness.js';
+import { describeWithRedis } from '../support/redis.js';
 import {
   type ClusterSimulator,
   clusterEnv,
@@ -25,7 +26,7 @@ import { recordRace } from './ws-recorder.js';
 
 const BUDGET = 40;
 
-describe.skipIf(!process.env.REDIS_URL)('three nodes on Redis, leader killed mid-race', () => {
+describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
   const keys = redisPrefix('failover');
   let upstream: ClusterSimulator;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
@@ -38,7 +39,7 @@ describe.skipIf(!process.env.REDIS_URL)('three nodes on Redis, leader killed mid
     nodes.push(await spawnNode('node-a', env));
     await until(() => leaderOf(nodes), 'node-a to lead', 15_000);
     nodes.push(...(await Promise.all([spawnNode('node-b', env), spawnNode('node-c', env)])));
-  }, 60_000);
+  }, 240_000);
 
   afterAll(async () => {
     await Promise.all(nodes.map(stopNode));

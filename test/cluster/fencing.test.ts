@@ -8,7 +8,9 @@ import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
 import { createLease } from '../../src/cluster/lease.js';
+import { createRedisOutbox } from '../../src/delivery/webhooks/redis-outbox.js';
 import { createRedisEventLog } from '../../src/store/redis/redis-event-log.js';
+import { eventEntry } from '../delivery/webhooks/helpers.js';
 import { event } from '../store/entry-builders.js';
 import { describeWithRedis } from '../support/redis.js';
 
@@ -79,5 +81,35 @@ describeWithRedis('fencing across a Redis restart without persistence', (url) =>
     await expect(a.log.append('r1', { entries: [event('a-late')], now })).rejects.toMatchObject({
       code: 'fenced',
     });
+  });
+
+  it("refuses an outbox claim from a node that lost the lease, and takes the new holder's", async () => {
+    const prefix = `${runPrefix}${++n}:`;
+    const clock = createManualClock(0);
+    const a = node(prefix, 'a', clock);
+    const b = node(prefix, 'b', clock);
+    const outbox = createRedisOutbox({ redis, prefix, now: () => clock.now(), fenceKey: a.lease.tokenKey });
+    const claim = (fence: number | undefined) =>
+      outbox.claimDue(clock.now(), 10, { chatMinIntervalMs: 0, perEndpoint: 4, fence });
+    await outbox.createEndpoint({
+      id: 'ep_1',
+      url: 'https://example.com/hook',
+      kind: 'standard',
+      description: '',
+      eventTypes: [],
+      filters: {},
+      enabled: true,
+      secret: 'whsec_test',
+    });
+    await outbox.enqueueOne('ep_1', eventEntry('race.results', {}).event);
+    expect(await a.lease.acquire()).toBe(true);
+    const old = a.lease.token()!;
+    // a pauses past its lease; b takes it over with a newer token.
+    await clock.advance(6_000);
+    expect(await b.lease.acquire()).toBe(true);
+    expect(await claim(old)).toBe('fenced');
+    expect(await outbox.counts()).toMatchObject({ pending: 1, in_flight: 0 });
+    const claimed = await claim(b.lease.token());
+    expect(claimed).toMatchObject([{ status: 'in_flight', fence: b.lease.token() }]);
   });
 });

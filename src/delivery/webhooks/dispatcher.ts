@@ -11,8 +11,8 @@ import type { Logger } from '../../logger.js';
 import type { ResolvedWebhookConfig } from './config.js';
 import { discordUrl } from './formatters/discord.js';
 import type { Sender } from './http-sender.js';
-import type { NextState, Outbox } from './outbox-port.js';
-import type { Delivery, EndpointWithSecrets } from './outbox-rows.js';
+import type { ClaimedDelivery, NextState, Outbox } from './outbox-port.js';
+import type { EndpointWithSecrets } from './outbox-rows.js';
 import { type Decision, decide, isFailure } from './retry-policy.js';
 import { signDelivery } from './signer.js';
 import { createWakeLoop } from './wake-loop.js';
@@ -33,6 +33,11 @@ export interface DispatcherDeps {
   /** In [0, 1): jitter source. @default Math.random */
   random?: () => number;
   onAttempt?: (outcome: Outcome, latencyMs: number) => void;
+  /** The fencing token of this node's lease term, undefined when it does not lead (nothing is claimed then).
+   * Absent: a single node, which always may claim. */
+  fence?: () => number | undefined;
+  /** A claim was refused as fenced: another node has acquired the lease since (leadership resigns). */
+  onFenced?: () => void;
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
@@ -41,7 +46,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const random = deps.random ?? Math.random;
   const queue = new PQueue({ concurrency: config.concurrency });
   const outcomes: Record<Outcome, number> = { delivered: 0, retry: 0, failed: 0, disable: 0 };
-  const inFlight = new Set<number>();
+  /** This node's claims in flight, by delivery id. */
+  const inFlight = new Map<number, number>();
   let running = false;
 
   /** Secrets that sign now: the current one, and the previous one during its rotation overlap. */
@@ -50,7 +56,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       ? [ep.secret, ep.previousSecret]
       : [ep.secret];
 
-  async function attempt(d: Delivery): Promise<void> {
+  async function attempt(d: ClaimedDelivery): Promise<void> {
     const [ep, body] = await Promise.all([outbox.endpoint(d.endpointId), outbox.body(d.id)]);
     if (!ep || body === undefined) return; // Deleted meanwhile: nothing is owed any more.
     const at = clock.now();
@@ -74,7 +80,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       random: random(),
     });
     const next = nextState(decision, now);
-    await outbox.recordAttempt(
+    const held = await outbox.recordAttempt(
       d,
       {
         at,
@@ -88,6 +94,15 @@ export function createDispatcher(deps: DispatcherDeps) {
     );
     outcomes[decision.kind]++;
     deps.onAttempt?.(decision.kind, latencyMs);
+    if (!held) {
+      // Another node recovered the claim (this node lost the lease meanwhile): what it does with the delivery
+      // and the endpoint stands; this result is only logged.
+      logger.info(
+        { deliveryId: d.id, claim: d.claim, outcome: decision.kind },
+        'webhook claim lost before its result',
+      );
+      return;
+    }
     if (decision.kind === 'retry' && decision.pauseEndpointUntil)
       await outbox.pauseEndpoint(ep.id, decision.pauseEndpointUntil);
     if (decision.kind === 'disable') {
@@ -124,11 +139,20 @@ export function createDispatcher(deps: DispatcherDeps) {
     const free = config.concurrency - inFlight.size;
     // Under load, claim in batches rather than once per finished attempt: a claim reads every active chain.
     if (free <= 0 || (inFlight.size > 0 && free < Math.ceil(config.concurrency / 4))) return;
-    for (const d of await outbox.claimDue(now, free, {
+    const fence = deps.fence?.();
+    if (deps.fence && fence === undefined) return; // The lease ran out locally: claim nothing.
+    const claimed = await outbox.claimDue(now, free, {
       chatMinIntervalMs: config.chatMinIntervalMs,
       perEndpoint: config.perEndpointConcurrency,
-    })) {
-      inFlight.add(d.id);
+      fence,
+    });
+    if (claimed === 'fenced') {
+      logger.warn({ fence }, 'webhook claim fenced: another node holds a newer lease term');
+      deps.onFenced?.();
+      return;
+    }
+    for (const d of claimed) {
+      inFlight.set(d.id, d.claim);
       void queue
         .add(() => attempt(d))
         .catch((err: unknown) => {
@@ -203,7 +227,8 @@ export function createDispatcher(deps: DispatcherDeps) {
         }),
       ]);
       clearTimeout(timer);
-      if (inFlight.size > 0) await outbox.recoverInFlight([...inFlight]);
+      if (inFlight.size > 0)
+        await outbox.recoverInFlight([...inFlight].map(([id, claim]) => ({ id, claim })));
     },
   };
 }

@@ -53,6 +53,11 @@ export interface WebhookDeps {
   random?: () => number;
   /** Called after every attempt (metrics: racewire_webhook_attempts_total, racewire_webhook_attempt_seconds). */
   onAttempt?: (outcome: Outcome, latencyMs: number) => void;
+  /** The fencing token of this node's lease term (claims carry it), undefined when not leading. Absent: one
+   * node, always allowed to claim. */
+  fence?: () => number | undefined;
+  /** A claim was refused as fenced: this node's term is over. */
+  onFenced?: () => void;
 }
 
 export interface WebhookStats {
@@ -107,6 +112,8 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
     send,
     random: deps.random,
     onAttempt: deps.onAttempt,
+    fence: deps.fence,
+    onFenced: deps.onFenced,
   });
   const feeder = createFeedReader({
     feed: deps.store.feed,

@@ -13,9 +13,13 @@
  *   its endpoint is enabled; a disabled endpoint's deliveries stay pending.
  * - `claimDue` respects the per-endpoint cap (one for chat endpoints) counting every delivery in flight,
  *   whoever claimed it, and paces chat endpoints by pausing them for `chatMinIntervalMs` per claim.
- * - `recordAttempt` always logs the attempt, but changes the delivery only while it is still the claim the
- *   caller made (in flight, same attempt count): a late result from a node whose claim was recovered by
- *   another does not undo what that node recorded.
+ * - Every claim gets a claim number, increasing over the whole outbox, and keeps the fencing token of the
+ *   claimer's lease term. `claimDue` with a token below the store's fence mark (another node has acquired
+ *   the lease since) claims nothing and answers 'fenced' (the SQLite outbox is one node's and has no mark).
+ * - `recordAttempt` always logs the attempt (with its claim and token), but changes the delivery only while
+ *   the caller's claim is still its claim: a late result from a node whose claim was recovered (and perhaps
+ *   claimed again) by another never undoes nor overwrites what that other node records.
+ * - `recoverInFlight` clears the claims it releases; given claims, it releases only those still held.
  * - A body is stored once, at enqueue; replays copy it (new delivery, same event id, `replayOf` set).
  * - Owed deliveries are never pruned.
  * - `enqueueFromFeed` writes a batch's deliveries and moves the cursor together, and only from the cursor and
@@ -46,6 +50,21 @@ export interface ClaimOptions {
   chatMinIntervalMs: number;
   /** In-flight cap per standard endpoint. */
   perEndpoint: number;
+  /** The fencing token of the claimer's lease term, kept on each claim and checked against the fence mark. */
+  fence?: number;
+}
+
+/** A delivery as `claimDue` hands it out: in flight under claim number `claim`. */
+export interface ClaimedDelivery extends Delivery {
+  claim: number;
+  /** The fencing token the claim was made with (null when the claimer gave none). */
+  fence: number | null;
+}
+
+/** A claim to release: the delivery and the claim number it was handed out under. */
+export interface HeldClaim {
+  id: number;
+  claim: number;
 }
 
 /** One batch of the feed, planned against the endpoints of `endpointsVersion`. */
@@ -87,14 +106,15 @@ export interface Outbox {
   /** One event for one endpoint regardless of its filters (test events); undefined when the endpoint is
    * unknown or its kind sends nothing for the event. */
   enqueueOne(endpointId: string, event: RaceEvent): Promise<Delivery | undefined>;
-  /** Marks up to `limit` due chain heads in flight (see the contract above) and answers them. */
-  claimDue(now: number, limit: number, o: ClaimOptions): Promise<Delivery[]>;
+  /** Marks up to `limit` due chain heads in flight (see the contract above) and answers them, or 'fenced'. */
+  claimDue(now: number, limit: number, o: ClaimOptions): Promise<ClaimedDelivery[] | 'fenced'>;
   body(id: number): Promise<string | undefined>;
-  /** Logs an attempt and moves the delivery to `next`; a finished head hands its chain to the next one. */
-  recordAttempt(d: Delivery, a: AttemptRecord, next: NextState): Promise<void>;
-  /** Makes deliveries in flight owed again (after a crash or a takeover): all of them, or only `ids` (a
-   * dispatcher releasing its own at stop). Answers how many. */
-  recoverInFlight(ids?: readonly number[]): Promise<number>;
+  /** Logs an attempt and, while `d.claim` is still the delivery's claim, moves it to `next` (a finished
+   * head hands its chain to the next one). Answers whether the claim was still held. */
+  recordAttempt(d: ClaimedDelivery, a: AttemptRecord, next: NextState): Promise<boolean>;
+  /** Makes deliveries in flight owed again (after a crash or a takeover): all of them, or only `claims` that
+   * are still held (a dispatcher releasing its own at stop). Answers how many. */
+  recoverInFlight(claims?: readonly HeldClaim[]): Promise<number>;
 
   delivery(id: number): Promise<Delivery | undefined>;
   /** Newest first; `beforeId` pages. */

@@ -54,6 +54,9 @@ export interface Attempt {
   error: string | null;
   responseBody: string;
   outcome: string;
+  /** The claim the attempt was made under and its lease term's fencing token (null before claims had them). */
+  claim: number | null;
+  fence: number | null;
 }
 
 /** Formats the body for an endpoint; undefined means this endpoint gets no message for the event. */
@@ -112,6 +115,8 @@ export const toAttempt = (r: Row): Attempt => ({
   error: (r.error as string | null) ?? null,
   responseBody: r.response_body as string,
   outcome: r.outcome as string,
+  claim: (r.claim as number | null) ?? null,
+  fence: (r.fence as number | null) ?? null,
 });
 
 /** Public view of an endpoint: never its secrets. */

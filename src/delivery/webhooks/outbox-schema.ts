@@ -72,4 +72,12 @@ CREATE TABLE webhook_state (
 );
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (endpoint_id, event_id);
 `,
+  // Claims: the number a delivery in flight was handed out under and its lease term's fencing token; each
+  // attempt keeps both, so a late result is matched to its claim (issue 14).
+  `
+ALTER TABLE webhook_deliveries ADD COLUMN claim INTEGER;
+ALTER TABLE webhook_deliveries ADD COLUMN claim_fence INTEGER;
+ALTER TABLE webhook_attempts ADD COLUMN claim INTEGER;
+ALTER TABLE webhook_attempts ADD COLUMN fence INTEGER;
+`,
 ] as const;

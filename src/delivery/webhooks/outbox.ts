@@ -10,7 +10,15 @@ import type { Database } from '../../store/sqlite/database.js';
 import { migrate } from '../../store/sqlite/migrate.js';
 import { createEndpointStore, type EndpointPatch, type NewEndpoint } from './endpoint-store.js';
 import { formatBody } from './formatters/index.js';
-import type { AttemptRecord, ClaimOptions, FeedStep, NextState, Outbox } from './outbox-port.js';
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  ClaimOptions,
+  FeedStep,
+  HeldClaim,
+  NextState,
+  Outbox,
+} from './outbox-port.js';
 import {
   type Attempt,
   type BodyFormatter,
@@ -79,24 +87,27 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
     ),
     refreshAllChains: db.prepare(`UPDATE webhook_chains SET due_at = (${CHAIN_DUE_AT})`),
     markInFlight: db.prepare(
-      `UPDATE webhook_deliveries SET status = 'in_flight', updated_at = ? WHERE id = ?`,
+      `UPDATE webhook_deliveries SET status = 'in_flight', updated_at = ?, claim = ?, claim_fence = ? WHERE id = ?`,
     ),
+    nextClaim: db
+      .prepare(`INSERT INTO webhook_state (key, value) VALUES ('claims', '1')
+        ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING CAST(value AS INTEGER)`)
+      .pluck(),
     inFlightByEndpoint: db.prepare(
       `SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries WHERE status = 'in_flight' GROUP BY endpoint_id`,
     ),
     recoverInFlight: db.prepare(
-      `UPDATE webhook_deliveries SET status = 'pending' WHERE status = 'in_flight'`,
+      `UPDATE webhook_deliveries SET status = 'pending', claim = NULL WHERE status = 'in_flight'`,
     ),
-    recoverOne: db.prepare(
-      `UPDATE webhook_deliveries SET status = 'pending' WHERE status = 'in_flight' AND id = ?`,
-    ),
+    recoverOne: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', claim = NULL
+      WHERE status = 'in_flight' AND id = ? AND claim = ?`),
     // Only while it is still the caller's claim (see the port's contract).
     finish: db.prepare(`UPDATE webhook_deliveries SET status = @status, attempts = attempts + 1,
-      next_attempt_at = @next, updated_at = @now, last_status_code = @code, last_error = @error
-      WHERE id = @id AND status = 'in_flight' AND attempts = @attempts`),
+      next_attempt_at = @next, updated_at = @now, last_status_code = @code, last_error = @error, claim = NULL
+      WHERE id = @id AND status = 'in_flight' AND claim = @claim`),
     insertAttempt:
       db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt_no, at, status_code, latency_ms,
-      error, response_body, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      error, response_body, outcome, claim, fence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     counts: db.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status'),
     attempts: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt_no'),
     // When the next claim can happen: the earliest head of a chain, once its endpoint's pause is over.
@@ -270,13 +281,13 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
      * Claims due deliveries and marks them in flight: at most `limit`, at most `perEndpoint` in flight per
      * endpoint (so one slow or dead endpoint cannot take every slot), one at a time per chat endpoint.
      */
-    claimDue(now: number, limit: number, o: ClaimOptions): Delivery[] {
+    claimDue(now: number, limit: number, o: ClaimOptions): ClaimedDelivery[] {
       return db.transaction(() => {
         const busy = new Map<string, number>();
         for (const r of s.inFlightByEndpoint.all() as { endpoint_id: string; n: number }[])
           busy.set(r.endpoint_id, r.n);
         const rows = (s.due.all({ now, limit: limit * 4 + 32 }) as Row[]).map(toDelivery);
-        const claimed: Delivery[] = [];
+        const claimed: ClaimedDelivery[] = [];
         const kinds = new Map<string, EndpointKind | undefined>();
         for (const d of rows) {
           if (claimed.length >= limit) break;
@@ -285,10 +296,11 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
           const n = busy.get(d.endpointId) ?? 0;
           if (!kind || n >= (kind === 'standard' ? o.perEndpoint : 1)) continue;
           busy.set(d.endpointId, n + 1);
-          s.markInFlight.run(now, d.id);
+          const claim = s.nextClaim.get() as number;
+          s.markInFlight.run(now, claim, o.fence ?? null, d.id);
           s.refreshChain.run(d.endpointId, d.stream);
           if (kind !== 'standard') pauseEndpoint(d.endpointId, now + o.chatMinIntervalMs);
-          claimed.push({ ...d, status: 'in_flight' });
+          claimed.push({ ...d, status: 'in_flight', claim, fence: o.fence ?? null });
         }
         return claimed;
       })();
@@ -296,9 +308,9 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
 
     body: (id: number): string | undefined => (s.body.get(id) as { body: string } | undefined)?.body,
 
-    /** Records an attempt and the delivery's new state in one transaction. */
-    recordAttempt(d: Delivery, a: AttemptRecord, next: NextState) {
-      db.transaction(() => {
+    /** Records an attempt and, while the claim holds, the delivery's new state, in one transaction. */
+    recordAttempt(d: ClaimedDelivery, a: AttemptRecord, next: NextState): boolean {
+      return db.transaction(() => {
         s.insertAttempt.run(
           d.id,
           d.attempts + 1,
@@ -308,27 +320,30 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
           a.error ?? null,
           a.responseBody.slice(0, RESPONSE_BODY_LIMIT),
           a.outcome,
+          d.claim,
+          d.fence,
         );
         const changed = s.finish.run({
           id: d.id,
-          attempts: d.attempts,
+          claim: d.claim,
           status: next.status,
           next: next.nextAttemptAt,
           now: a.at,
           code: a.statusCode ?? null,
           error: a.error ?? null,
         }).changes;
-        if (changed === 0) return;
+        if (changed === 0) return false;
         if (next.status === 'delivered' || next.status === 'failed') advanceChain(d.endpointId, d.stream);
         else s.refreshChain.run(d.endpointId, d.stream);
+        return true;
       })();
     },
 
     /** After a crash: attempts that were in flight are owed again (at least once). */
-    recoverInFlight(ids?: readonly number[]): number {
+    recoverInFlight(claims?: readonly HeldClaim[]): number {
       return db.transaction(() => {
-        const n = ids
-          ? ids.reduce((sum, id) => sum + s.recoverOne.run(id).changes, 0)
+        const n = claims
+          ? claims.reduce((sum, c) => sum + s.recoverOne.run(c.id, c.claim).changes, 0)
           : s.recoverInFlight.run().changes;
         s.refreshAllChains.run();
         return n;

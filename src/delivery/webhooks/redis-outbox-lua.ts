@@ -9,7 +9,7 @@
  * dedupe), `:streams` (set of streams with owed deliveries). Per chain `W chain:<ep>:<stream>` (zset of the
  * owed ids; the head is the lowest). Shared: `W due` (zset head id -> due time, as CHAIN_DUE_AT in
  * outbox-rows.ts), `W inflight` (set), `W finished` (zset updated_at -> id), `W counts` (hash status -> n),
- * `W ids` / `W attempt-ids` (INCR), `W endpoints` (zset created_at -> id), `W endpoints-version` (INCR on
+ * `W ids` / `W attempt-ids` / `W claims` (INCR), `W endpoints` (zset created_at -> id), `W endpoints-version` (INCR on
  * every change that alters which endpoints want what).
  */
 import { defineScript } from '../../store/redis/script.js';
@@ -128,9 +128,14 @@ return #ids
 `);
 
 /** ARGV: W, now, limit, chat endpoints paused until (now + chatMinIntervalMs), perEndpoint, heads to look
- * at. Answers the claimed ids. */
+ * at, fencing token or '', fence key. Answers {'fenced', mark} when the token is below the fence mark
+ * (claiming nothing), else {'ok', id, claim, id, claim, ...}; a claim with a token above the mark raises it,
+ * as an append does (append-script.ts). */
 export const claimScript = outboxScript(`
 local now, limit, perEndpoint = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[5])
+local token = tonumber(ARGV[7])
+local mark = tonumber(redis.call('GET', ARGV[8]) or '0')
+if token and token < mark then return {'fenced', tostring(mark)} end
 local busy = {}
 for _, id in ipairs(redis.call('SMEMBERS', W .. 'inflight')) do
   local ep = redis.call('HGET', dkey(id), 'endpoint_id')
@@ -143,35 +148,41 @@ table.sort(heads, function(a, b)
   if a.at ~= b.at then return a.at < b.at end
   return tonumber(a.id) < tonumber(b.id)
 end)
-local claimed = {}
+local claimed = {'ok'}
 for _, h in ipairs(heads) do
-  if #claimed >= limit then break end
+  if (#claimed - 1) / 2 >= limit then break end
   local d = redis.call('HMGET', dkey(h.id), 'endpoint_id', 'stream')
   local kind = redis.call('HGET', ekey(d[1]), 'kind')
   local n = busy[d[1]] or 0
   if kind and n < (kind == 'standard' and perEndpoint or 1) then
     busy[d[1]] = n + 1
-    redis.call('HSET', dkey(h.id), 'status', 'in_flight', 'updated_at', now)
+    local claim = redis.call('INCR', W .. 'claims')
+    redis.call('HSET', dkey(h.id), 'status', 'in_flight', 'updated_at', now, 'claim', claim, 'claim_fence',
+      ARGV[7])
     redis.call('SADD', W .. 'inflight', h.id)
     count('pending', -1)
     count('in_flight', 1)
     refreshChain(d[1], d[2])
     if kind ~= 'standard' then pause(d[1], ARGV[4]) end
     claimed[#claimed + 1] = h.id
+    claimed[#claimed + 1] = claim
   end
 end
+if token and token > mark and #claimed > 1 then redis.call('SET', ARGV[8], ARGV[7]) end
 return claimed
 `);
 
-/** ARGV: W, id, attempts at claim, attempt row JSON (without id), status, next attempt at, at, status code
- * or '', error or ''. Logs the attempt; changes the delivery only while it is still that claim. */
+/** ARGV: W, id, claim, attempt row JSON (without id), status, next attempt at, at, status code or '', error
+ * or ''. Logs the attempt; changes the delivery only while that claim is still its claim. Answers 1 when it
+ * did, else 0. */
 export const recordScript = outboxScript(`
 local id = ARGV[2]
 if redis.call('EXISTS', dkey(id)) == 0 then return 0 end
 local aid = redis.call('INCR', W .. 'attempt-ids')
 redis.call('RPUSH', dkey(id) .. ':attempts', '{"id":' .. aid .. ',' .. string.sub(ARGV[4], 2))
-local d = redis.call('HMGET', dkey(id), 'status', 'attempts', 'endpoint_id', 'stream')
-if d[1] ~= 'in_flight' or d[2] ~= ARGV[3] then return 0 end
+local d = redis.call('HMGET', dkey(id), 'status', 'attempts', 'endpoint_id', 'stream', 'claim')
+if d[1] ~= 'in_flight' or d[5] ~= ARGV[3] then return 0 end
+redis.call('HDEL', dkey(id), 'claim')
 local status = ARGV[5]
 redis.call('HSET', dkey(id), 'status', status, 'attempts', num(d[2]) + 1, 'next_attempt_at', ARGV[6],
   'updated_at', ARGV[7])
@@ -189,15 +200,19 @@ end
 return 1
 `);
 
-/** ARGV: W, 'all' or 'ids', then the ids to release. Answers how many became pending. */
+/** ARGV: W, 'all' or 'claims', then (id, claim) pairs to release while still held. Answers how many became
+ * pending. */
 export const recoverScript = outboxScript(`
 local ids = {}
-for i = 3, #ARGV do ids[#ids + 1] = ARGV[i] end
+for i = 3, #ARGV, 2 do
+  if redis.call('HGET', dkey(ARGV[i]), 'claim') == ARGV[i + 1] then ids[#ids + 1] = ARGV[i] end
+end
 if ARGV[2] == 'all' then ids = redis.call('SMEMBERS', W .. 'inflight') end
 local n = 0
 for _, id in ipairs(ids) do
   if redis.call('SREM', W .. 'inflight', id) == 1 then
     redis.call('HSET', dkey(id), 'status', 'pending')
+    redis.call('HDEL', dkey(id), 'claim')
     count('in_flight', -1)
     count('pending', 1)
     local d = redis.call('HMGET', dkey(id), 'endpoint_id', 'stream')

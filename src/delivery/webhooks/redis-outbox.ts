@@ -39,6 +39,9 @@ export interface RedisOutboxOptions {
   format?: BodyFormatter;
   /** Time of created/updated stamps. @default Date.now */
   now?: () => number;
+  /** The fence mark claims are checked against: the lease's token counter (`RedisLease.tokenKey`), shared
+   * with the event log. @default `<prefix>fence` */
+  fenceKey?: string;
 }
 
 const PRUNE_BATCH = 500;
@@ -49,6 +52,7 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
   const format = opts.format ?? formatBody;
   const now = opts.now ?? Date.now;
   const keys = outboxKeys(opts.prefix);
+  const fenceKey = opts.fenceKey ?? `${opts.prefix}fence`;
   const endpoints = createRedisEndpoints(redis, keys, now);
   const run = (what: string, script: Parameters<typeof runScript>[3], args: Array<string | number>) =>
     runScript(redis, keys, what, script, args);
@@ -85,8 +89,21 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
     },
 
     async claimDue(at, limit, o) {
-      const args = [at, limit, at + o.chatMinIntervalMs, o.perEndpoint, limit * 4 + 32];
-      return deliveries((await run('claim due deliveries', claimScript, args)) as string[]);
+      const args = [
+        at,
+        limit,
+        at + o.chatMinIntervalMs,
+        o.perEndpoint,
+        limit * 4 + 32,
+        o.fence ?? '',
+        fenceKey,
+      ];
+      const [status, ...pairs] = (await run('claim due deliveries', claimScript, args)) as string[];
+      if (status === 'fenced') return 'fenced';
+      const claims = new Map<number, number>();
+      for (let i = 0; i < pairs.length; i += 2) claims.set(Number(pairs[i]), Number(pairs[i + 1]));
+      const fence = o.fence ?? null;
+      return (await deliveries([...claims.keys()])).map((d) => ({ ...d, claim: claims.get(d.id)!, fence }));
     },
 
     body: async (id) =>
@@ -102,10 +119,12 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
         error: a.error ?? null,
         response_body: a.responseBody.slice(0, RESPONSE_BODY_LIMIT),
         outcome: a.outcome,
+        claim: d.claim,
+        fence: d.fence,
       };
-      await run(`record attempt of ${d.id}`, recordScript, [
+      const applied = await run(`record attempt of ${d.id}`, recordScript, [
         d.id,
-        d.attempts,
+        d.claim,
         JSON.stringify(row),
         next.status,
         next.nextAttemptAt,
@@ -113,10 +132,15 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
         a.statusCode ?? '',
         a.error ?? '',
       ]);
+      return applied === 1;
     },
 
-    recoverInFlight: async (ids) =>
-      (await run('recover in-flight deliveries', recoverScript, ids ? ['ids', ...ids] : ['all'])) as number,
+    recoverInFlight: async (claims) =>
+      (await run(
+        'recover in-flight deliveries',
+        recoverScript,
+        claims ? ['claims', ...claims.flatMap((c) => [c.id, c.claim])] : ['all'],
+      )) as number,
 
     delivery,
 

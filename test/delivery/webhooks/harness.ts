@@ -27,6 +27,9 @@ export async function startHarness(opts: {
   dispatch?: boolean;
   /** Keep event numbering (a second node on the same store). */
   keepSeqs?: boolean;
+  /** This node's lease term (the dispatcher's `fence`) and what it does when a claim is fenced. */
+  fence?: () => number | undefined;
+  onFenced?: () => void;
 }) {
   if (!opts.keepSeqs) resetSeqs();
   const { backend } = opts;
@@ -46,6 +49,8 @@ export async function startHarness(opts: {
     config: { allowedHosts: ['127.0.0.1'], timeoutMs: 2000, pollIntervalMs: 3_600_000, ...opts.config },
     send: opts.send,
     random: () => 0.5,
+    fence: opts.fence,
+    onFenced: opts.onFenced,
   });
   await app.ready();
 

@@ -1,6 +1,9 @@
 /**
  * The takeover contract: in multi-node mode only the lease holder dispatches; when it dies mid-attempt, the
  * next holder makes its in-flight deliveries owed again and sends them (at least once, same webhook-id).
+ * A claim is matched by its claim number: a node that lost its claim can neither record over nor release
+ * the new holder's (reproduced in issue 14: a late failure overwrote the new leader's success, and the
+ * delivery was sent again).
  */
 import { expect, it } from 'vitest';
 import type { SendRequest } from '../../../src/delivery/webhooks/http-sender.js';
@@ -69,6 +72,75 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
     await b.enqueue([eventEntry('race.results', {})]);
     await b.service.setDispatching(true);
     await until(() => sentByB.length === 2, 'sent after dispatching resumed');
+    await a.close();
+    await b.close();
+    await backend.close();
+  });
+
+  it(`${name}: a late failure from the old leader, and its release at stop, leave the new leader's claim alone`, async () => {
+    const backend = await factory();
+    const held = () => {
+      let answer: (r: AttemptResult) => void = () => {};
+      const result = new Promise<AttemptResult>((r) => {
+        answer = r;
+      });
+      return { result, answer: (r: AttemptResult) => answer(r) };
+    };
+    const first = held();
+    const second = held();
+    const sentByA: SendRequest[] = [];
+    const sentByB: SendRequest[] = [];
+    const a = await startHarness({
+      backend,
+      // A short timeout: its stop gives attempts in flight 1.1 s before releasing their claims.
+      config: { timeoutMs: 100 },
+      send: async (req) => {
+        sentByA.push(req);
+        return first.result;
+      },
+    });
+    const b = await startHarness({
+      backend,
+      keepSeqs: true,
+      dispatch: false,
+      clock: a.clock,
+      send: async (req) => {
+        sentByB.push(req);
+        return second.result;
+      },
+    });
+    const { endpoint } = await a.createEndpoint();
+    await a.enqueue([eventEntry('race.results', { results: [] })]);
+    await until(() => sentByA.length === 1, 'the old leader attempting');
+
+    // The new leader recovers the claim and sends the delivery again, under a claim of its own.
+    await b.service.setDispatching(true);
+    await until(() => sentByB.length === 1, 'the new leader attempting');
+    // The old leader stops: its claim is no longer held, so releasing it releases nothing.
+    await a.service.setDispatching(false);
+    expect(await b.service.stats()).toMatchObject({ deliveries: { in_flight: 1, pending: 0 } });
+    // Its late failure arrives before the new leader's success: logged, not recorded over the new claim.
+    first.answer({ status: 500, headers: {}, body: 'late' });
+    await until(
+      async () => (await b.attempts((await b.deliveries(endpoint.id))[0]!.id)).length === 1,
+      'late failure logged',
+    );
+    second.answer({ status: 200, headers: {}, body: 'ok' });
+    await b.untilStats(
+      (s) => s.deliveries.delivered === 1 && s.inFlight === 0,
+      'delivered by the new leader',
+    );
+
+    const [d] = await b.deliveries(endpoint.id);
+    expect(d).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect((await b.attempts(d!.id)).map((x) => `${x.statusCode} ${x.outcome}`)).toEqual([
+      '500 retry',
+      '200 delivered',
+    ]);
+    // Past every retry the old leader's failure would have scheduled: nothing is sent again.
+    await a.clock.advance(24 * 3_600_000);
+    await b.idle();
+    expect([sentByA.length, sentByB.length]).toEqual([1, 1]);
     await a.close();
     await b.close();
     await backend.close();

@@ -1,0 +1,22 @@
+/**
+ * `npm run nemesis -- --minutes N [--seed S]`: the cluster under faults (test/cluster/nemesis/run.ts). Prints
+ * each fault as it happens, each check, and a last line `N passed, N failed`; exits 1 when a check failed.
+ * Needs redis-server on PATH (it runs its own, on a free port).
+ */
+import { parseArgs } from 'node:util';
+import { runNemesis } from '../test/cluster/nemesis/run.js';
+
+const { values } = parseArgs({
+  options: { minutes: { type: 'string', default: '5' }, seed: { type: 'string' } },
+});
+const minutes = Number(values.minutes);
+const seed = values.seed === undefined ? Date.now() % 1_000_000 : Number(values.seed);
+if (!(minutes > 0) || !Number.isInteger(seed)) {
+  console.error('usage: npm run nemesis -- --minutes N [--seed S]');
+  process.exit(2);
+}
+console.log(`nemesis: ${minutes} min, seed ${seed}`);
+const result = await runNemesis({ minutes, seed, log: (line) => console.log(line) });
+for (const c of result.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
+console.log(`${result.passed} passed, ${result.failed} failed`);
+process.exit(result.failed > 0 ? 1 : 0);

@@ -1,0 +1,51 @@
+/** The nemesis's checker and schedule on recorded inputs: a checker that cannot fail would prove nothing. */
+import { describe, expect, it } from 'vitest';
+import { gapIn, peakPerMinute, segmentsOf } from './nemesis/checks.js';
+import { parseMonitorLine } from './nemesis/fence-audit.js';
+import { faultSchedule } from './nemesis/schedule.js';
+import type { StreamMessage } from './ws-recorder.js';
+
+const snap = (seq: number, epoch = 'e1'): StreamMessage => ({ type: 'snapshot', stream: 'r', seq, epoch });
+const patch = (seq: number): StreamMessage => ({ type: 'patch', stream: 'r', seq });
+const event = (seq: number): StreamMessage => ({
+  type: 'event',
+  stream: 'r',
+  seq,
+  event: { id: `r:${seq}`, type: 'runner.scratched', timestamp: '', data: {} },
+});
+
+describe('nemesis checks', () => {
+  it('splits at each snapshot and finds a skipped or repeated seq', () => {
+    const segments = segmentsOf([snap(4), patch(5), event(6), snap(1, 'e2'), patch(2), patch(2)]);
+    expect(segments.map((s) => [s.epoch, s.from, s.seqs, s.eventIds])).toEqual([
+      ['e1', 4, [5, 6], ['r:6']],
+      ['e2', 1, [2, 2], []],
+    ]);
+    expect(gapIn(segments[0]!)).toBeUndefined();
+    expect(gapIn(segments[1]!)).toBe('expected seq 3 after 2, got 2');
+    expect(gapIn(segmentsOf([snap(4), patch(6)])[0]!)).toBe('expected seq 5 after 4, got 6');
+  });
+
+  it('counts the most requests in any 60 s, leaving out windows that hold a wipe', () => {
+    const times = [0, 10_000, 59_999, 60_000, 70_000];
+    expect(peakPerMinute(times, [])).toEqual({ peak: 3, skipped: 0 });
+    expect(peakPerMinute(times, [59_999])).toEqual({ peak: 2, skipped: 3 });
+  });
+
+  it('reads MONITOR lines with escapes', () => {
+    expect(parseMonitorLine('1.0 [0 127.0.0.1:5] "evalsha" "a\\"b" "\\x41"')).toEqual({
+      source: '127.0.0.1:5',
+      args: ['evalsha', 'a"b', 'A'],
+    });
+    expect(parseMonitorLine('1.0 [0 lua] "INCR" "p:fence"')?.source).toBe('lua');
+  });
+
+  it('draws the same schedule from the same seed, every fault in a long one', () => {
+    expect(faultSchedule(7, 600_000)).toEqual(faultSchedule(7, 600_000));
+    expect(faultSchedule(7, 600_000)).not.toEqual(faultSchedule(8, 600_000));
+    const faults = new Set(faultSchedule(7, 30 * 60_000).map((s) => s.fault));
+    expect(faults).toEqual(
+      new Set(['kill-leader', 'pause-leader', 'redis-restart', 'redis-wipe', 'drop-bus', 'calm']),
+    );
+  });
+});

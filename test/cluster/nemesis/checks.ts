@@ -1,0 +1,70 @@
+/** The nemesis's invariants over what it recorded, as pure functions (run.ts gathers the data). */
+import type { StreamMessage } from '../ws-recorder.js';
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface Segment {
+  epoch: string;
+  /** The seq the segment started from (its snapshot's or its resume's). */
+  from: number;
+  seqs: number[];
+  eventIds: string[];
+}
+
+/**
+ * A subscriber's messages split at each snapshot or resume: within a segment the seqs must follow each other
+ * with no gap and no repeat. A snapshot after the first is a resync (documented: an epoch change or a hole the
+ * log no longer holds), so it starts a new segment.
+ */
+export function segmentsOf(messages: readonly StreamMessage[]): Segment[] {
+  const out: Segment[] = [];
+  for (const m of messages) {
+    if (m.type === 'snapshot' || m.type === 'resumed') {
+      out.push({ epoch: m.epoch ?? '', from: m.seq ?? 0, seqs: [], eventIds: [] });
+      continue;
+    }
+    const current = out.at(-1);
+    if (!current || m.seq === undefined || (m.type !== 'patch' && m.type !== 'event')) continue;
+    current.seqs.push(m.seq);
+    if (m.type === 'event' && m.event) current.eventIds.push(m.event.id);
+  }
+  return out;
+}
+
+/** The first place a segment skips or repeats a seq, or undefined when it never does. */
+export function gapIn(segment: Segment): string | undefined {
+  let expected = segment.from + 1;
+  for (const seq of segment.seqs) {
+    if (seq !== expected) return `expected seq ${expected} after ${expected - 1}, got ${seq}`;
+    expected++;
+  }
+  return undefined;
+}
+
+/**
+ * The most requests in any 60 s window that contains none of `excluded` (instants when the shared window was
+ * lost with Redis's data: the budget then holds per node only), and how many windows were left out.
+ */
+export function peakPerMinute(
+  times: readonly number[],
+  excluded: readonly number[],
+): { peak: number; skipped: number } {
+  const sorted = [...times].sort((a, b) => a - b);
+  let peak = 0;
+  let skipped = 0;
+  let j = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    const end = sorted[i]!;
+    while (sorted[j]! <= end - 60_000) j++;
+    if (excluded.some((w) => w > end - 60_000 && w <= end)) {
+      skipped++;
+      continue;
+    }
+    peak = Math.max(peak, i - j + 1);
+  }
+  return { peak, skipped };
+}

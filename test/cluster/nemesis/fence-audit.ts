@@ -1,0 +1,145 @@
+/**
+ * An audit of fencing from outside the nodes: it watches every command the nemesis's Redis runs (MONITOR,
+ * which also shows the commands a Lua script runs, tagged `lua`, right after the script's call) and keeps
+ * the fence mark as the server does: each INCR of the fence key issues the next token, each SET of it raises
+ * it. An append script (7 keys, KEYS[5] the fence key) carrying a token below the mark must write no entry
+ * (XADD to a `:log` stream); an outbox claim script (ARGV[8] the fence key) carrying one must claim nothing
+ * (HSET ... in_flight). Either would be a write from a node that had lost the lease.
+ */
+import { connect as connectTcp, type Socket } from 'node:net';
+
+interface Call {
+  kind: 'append' | 'claim';
+  token: number;
+  markAt: number;
+  wrote: boolean;
+}
+
+export interface FenceAudit {
+  /** After a restart without persistence: the counter starts again from nothing. */
+  serverWiped(): void;
+  /** Connects again after a restart (MONITOR ends with the server). */
+  reconnect(): Promise<void>;
+  stats(): { appends: number; claims: number; fencedCalls: number; violations: string[] };
+  close(): void;
+}
+
+export async function startFenceAudit(url: string, fenceKey: string): Promise<FenceAudit> {
+  let mark = 0;
+  let open: Call | undefined;
+  let appends = 0;
+  let claims = 0;
+  let fencedCalls = 0;
+  const violations: string[] = [];
+  let socket: Socket | undefined;
+
+  const settle = () => {
+    if (!open) return;
+    if (open.token < open.markAt) {
+      fencedCalls++;
+      if (open.wrote)
+        violations.push(`${open.kind} with token ${open.token} below the mark ${open.markAt} wrote`);
+    }
+    open = undefined;
+  };
+
+  const onCommand = (args: string[], source: string) => {
+    const [name = '', ...rest] = args;
+    const cmd = name.toLowerCase();
+    if (source !== 'lua') {
+      settle();
+      if (cmd !== 'evalsha' && cmd !== 'eval') return;
+      const numkeys = Number(rest[1]);
+      const keys = rest.slice(2, 2 + numkeys);
+      const argv = rest.slice(2 + numkeys);
+      if (numkeys === 7 && keys[4] === fenceKey && argv[1] !== '') {
+        appends++;
+        open = { kind: 'append', token: Number(argv[1]), markAt: mark, wrote: false };
+      } else if (numkeys === 0 && argv[7] === fenceKey && argv[6] !== '') {
+        claims++;
+        open = { kind: 'claim', token: Number(argv[6]), markAt: mark, wrote: false };
+      }
+      return;
+    }
+    const key = rest[0];
+    if (key === fenceKey && cmd === 'incr') mark++;
+    if (key === fenceKey && cmd === 'set') mark = Math.max(mark, Number(rest[1]));
+    if (open?.kind === 'append' && cmd === 'xadd' && key?.endsWith(':log')) open.wrote = true;
+    if (open?.kind === 'claim' && cmd === 'hset' && rest.includes('in_flight')) open.wrote = true;
+  };
+
+  // A plain socket: MONITOR answers one simple string per command, `<time> [<db> <source>] "arg" ...`.
+  const connect = async () => {
+    socket?.destroy();
+    const { hostname, port } = new URL(url);
+    const s = connectTcp(Number(port), hostname);
+    s.on('error', () => {});
+    await new Promise<void>((resolve, reject) => {
+      s.once('connect', resolve);
+      s.once('error', reject);
+    });
+    let buffered = '';
+    s.setEncoding('utf8');
+    s.on('data', (chunk: string) => {
+      buffered += chunk;
+      let end = buffered.indexOf('\r\n');
+      while (end >= 0) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const parsed = line.startsWith('+') ? parseMonitorLine(line.slice(1)) : undefined;
+        if (parsed) onCommand(parsed.args, parsed.source);
+        end = buffered.indexOf('\r\n');
+      }
+    });
+    s.write('MONITOR\r\n');
+    socket = s;
+  };
+  await connect();
+
+  return {
+    serverWiped() {
+      settle();
+      mark = 0;
+    },
+    async reconnect() {
+      settle();
+      await connect();
+    },
+    stats: () => {
+      settle();
+      return { appends, claims, fencedCalls, violations: [...violations] };
+    },
+    close: () => socket?.destroy(),
+  };
+}
+
+/** `1700000000.123 [0 127.0.0.1:5000] "evalsha" "ab\\"c"`: the source and the arguments, unescaped. */
+export function parseMonitorLine(line: string): { source: string; args: string[] } | undefined {
+  const open = line.indexOf('[');
+  const close = line.indexOf(']', open);
+  if (open < 0 || close < 0) return undefined;
+  const source = line.slice(open + 1, close).split(' ')[1] ?? '';
+  const args: string[] = [];
+  let i = close + 1;
+  while (i < line.length) {
+    if (line[i] !== '"') {
+      i++;
+      continue;
+    }
+    let arg = '';
+    for (i++; i < line.length && line[i] !== '"'; i++) {
+      if (line[i] !== '\\') {
+        arg += line[i];
+        continue;
+      }
+      const next = line[++i];
+      if (next === 'x') {
+        arg += String.fromCharCode(Number.parseInt(line.slice(i + 1, i + 3), 16));
+        i += 2;
+      } else arg += next === 'n' ? '\n' : next === 'r' ? '\r' : next === 't' ? '\t' : next;
+    }
+    args.push(arg);
+    i++;
+  }
+  return { source, args };
+}

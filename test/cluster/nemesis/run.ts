@@ -1,0 +1,391 @@
+/**
+ * The nemesis: three racewire nodes (child processes) on a Redis of its own, polling one simulator, with
+ * WebSocket subscribers to two races on every node and a webhook receiver, while a seeded schedule
+ * (schedule.ts) SIGKILLs the leader, SIGSTOPs it past its lease and resumes it, restarts Redis with and
+ * without its data and drops bus messages. Runners are scratched throughout so the races keep changing.
+ * Then the checker asserts the invariants of issue 14 (checks.ts, fence-audit.ts) and answers each check.
+ */
+import { Redis } from 'ioredis';
+import { redisLogKeys } from '../../../src/store/redis/redis-event-log.js';
+import {
+  clusterEnv,
+  freePort,
+  type NodeProcess,
+  raceListed,
+  spawnNode,
+  startClusterSimulator,
+  startWebhookReceiver,
+} from '../cluster-harness.js';
+import { recordRace } from '../ws-recorder.js';
+import { type Check, gapIn, peakPerMinute, segmentsOf } from './checks.js';
+import { startFenceAudit } from './fence-audit.js';
+import { startOwnRedis } from './redis-server.js';
+import { faultSchedule, seeded } from './schedule.js';
+
+const BUDGET = 60;
+const LEASE_TTL_MS = 1_500;
+const PREFIX = 'racewire:';
+
+export interface NemesisOptions {
+  minutes: number;
+  seed: number;
+  log?: (line: string) => void;
+}
+
+export interface NemesisResult {
+  checks: Check[];
+  passed: number;
+  failed: number;
+}
+
+type Recorder = Awaited<ReturnType<typeof recordRace>>;
+interface Subscriber {
+  node: NodeProcess;
+  raceId: string;
+  rec: Recorder;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const alive = (n: NodeProcess) => n.child.exitCode === null && n.child.signalCode === null;
+
+/** A GET that gives up after 2 s (a paused node never answers). */
+async function getJson(
+  node: NodeProcess,
+  path: string,
+): Promise<{ status: number; body: { cluster?: { leader?: boolean } } } | undefined> {
+  try {
+    const res = await fetch(`${node.url}${path}`, { signal: AbortSignal.timeout(2_000) });
+    return { status: res.status, body: await res.json() };
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, cond: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await cond();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
+  const log = opts.log ?? (() => {});
+  let t0 = Date.now();
+  const stamp = () => `${((Date.now() - t0) / 1000).toFixed(1).padStart(7)}s`;
+  const note = (line: string) => log(`${stamp()} ${line}`);
+  const durationMs = Math.round(opts.minutes * 60_000);
+  const random = seeded(opts.seed ^ 0x5eed);
+
+  const redis = await startOwnRedis(await freePort());
+  const fenceKey = `${PREFIX}fence`;
+  const audit = await startFenceAudit(redis.url, fenceKey);
+  const upstream = await startClusterSimulator(BUDGET);
+  const receiver = await startWebhookReceiver();
+  const env = {
+    ...clusterEnv({ prefix: PREFIX, upstream: upstream.url, budget: BUDGET }),
+    REDIS_URL: redis.url,
+    LEASE_TTL_MS: String(LEASE_TTL_MS),
+    EVENT_LOG_WINDOW: '1000000',
+  };
+  const nodes: NodeProcess[] = [];
+  const killed = new Set<NodeProcess>();
+  const subscribers: Subscriber[] = [];
+  const wipes: number[] = [];
+  let registeredAt = 0;
+  let spawned = 0;
+  const checks: Check[] = [];
+  // Whatever happens to this process, no node outlives it.
+  const killAll = () => {
+    for (const n of nodes) n.child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+
+  const spawn = async () => {
+    const node = await spawnNode(`n${++spawned}`, env, 180_000);
+    nodes.push(node);
+    return node;
+  };
+  const leader = async () => {
+    for (const node of nodes.filter(alive))
+      if ((await getJson(node, '/v1/ops'))?.body.cluster?.leader) return node;
+    return undefined;
+  };
+
+  try {
+    await spawn();
+    await waitFor('a leader', 20_000, leader);
+    await spawn();
+    await spawn();
+
+    // Two Open races far enough from their jumps to stay open for the whole run.
+    const now = Date.now();
+    const races = upstream.sim.world.races
+      .map((r) => ({ id: r.id, view: upstream.sim.world.raceView(r.id, now) }))
+      .filter(
+        (r) =>
+          r.view.status === 'Open' &&
+          Date.parse(r.view.startTime) > now + durationMs + 20 * 60_000 &&
+          r.view.runners.filter((x) => !x.scratched).length >= 8,
+      )
+      .slice(0, 2)
+      .map((r) => ({
+        id: r.id,
+        runners: r.view.runners.filter((x) => !x.scratched).map((x) => x.entrantId),
+      }));
+    if (races.length < 2) throw new Error('fewer than two suitable races in the simulated day');
+    for (const race of races) await raceListed(nodes[0]!, race.id);
+
+    // One endpoint per race (every event type), registered again after Redis lost its data.
+    const register = async () => {
+      for (const race of races) {
+        await waitFor('an endpoint registered', 30_000, async () => {
+          for (const node of nodes.filter(alive)) {
+            const res = await fetch(`${node.url}/v1/webhooks/endpoints`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ url: receiver.url, eventTypes: ['*'], filters: { raceId: race.id } }),
+              signal: AbortSignal.timeout(2_000),
+            }).catch(() => undefined);
+            if (res?.status === 201) return true;
+          }
+          return undefined;
+        });
+      }
+      registeredAt = Date.now();
+    };
+    await register();
+    const subscribe = async (node: NodeProcess) => {
+      for (const race of races)
+        subscribers.push({ node, raceId: race.id, rec: await recordRace(node.url, race.id) });
+    };
+    for (const node of [...nodes]) await subscribe(node);
+
+    // Scratchings keep the races changing: one every 6-15 s while a race has runners to spare.
+    let scratching = true;
+    const scratcher = (async () => {
+      while (scratching) {
+        await sleep(6_000 + random() * 9_000);
+        const race = races[Math.floor(random() * races.length)]!;
+        if (race.runners.length > 3) {
+          const entrant = race.runners.splice(Math.floor(random() * race.runners.length), 1)[0]!;
+          upstream.sim.world.scratch(race.id, entrant);
+          note(`scratch ${entrant} in ${race.id}`);
+        }
+      }
+    })();
+
+    // The schedule's clock starts once the cluster is up and subscribed (start-up is slow on a busy machine).
+    t0 = Date.now();
+    note(`cluster up: ${nodes.map((n) => n.name).join(', ')}; races ${races.map((r) => r.id).join(', ')}`);
+    const bus = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+    bus.on('error', () => {});
+    for (const step of faultSchedule(opts.seed, durationMs)) {
+      const wait = t0 + step.at - Date.now();
+      if (wait > 0) await sleep(wait);
+      const holder = step.fault.endsWith('-leader')
+        ? await waitFor('a leader', 20_000, leader).catch(() => undefined)
+        : undefined;
+      note(`${step.fault}${holder ? ` ${holder.name}` : ''} (hold ${step.holdMs} ms)`);
+      switch (step.fault) {
+        case 'kill-leader': {
+          if (!holder) break;
+          killed.add(holder);
+          holder.child.kill('SIGKILL');
+          await holder.exited;
+          await sleep(step.holdMs);
+          await subscribe(await spawn());
+          break;
+        }
+        case 'pause-leader': {
+          if (!holder) break;
+          holder.child.kill('SIGSTOP');
+          await sleep(LEASE_TTL_MS * 2 + step.holdMs);
+          holder.child.kill('SIGCONT');
+          break;
+        }
+        case 'redis-restart':
+        case 'redis-wipe': {
+          const keep = step.fault === 'redis-restart';
+          await redis.restart(keep, step.holdMs);
+          if (!keep) {
+            wipes.push(Date.now());
+            audit.serverWiped();
+          }
+          await audit.reconnect();
+          if (!keep) await register();
+          break;
+        }
+        case 'drop-bus': {
+          if (bus.status === 'wait' || bus.status === 'end') await bus.connect().catch(() => {});
+          await bus.client('KILL', 'TYPE', 'pubsub').catch(() => {});
+          break;
+        }
+        case 'calm':
+          break;
+      }
+    }
+    scratching = false;
+    await scratcher;
+    bus.disconnect();
+    note('schedule over: checking');
+
+    // The log's heads now; every live subscriber must reach them.
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const keys = redisLogKeys(PREFIX);
+    const heads = new Map<string, { epoch: string; seq: number }>();
+    for (const race of races) {
+      const [epoch, seq] = await admin.hmget(keys.head(race.id), 'epoch', 'seq');
+      heads.set(race.id, { epoch: epoch ?? '', seq: Number(seq ?? 0) });
+    }
+    const live = subscribers.filter((s) => alive(s.node) && !s.rec.closed());
+    const reached = (s: Subscriber) => {
+      const head = heads.get(s.raceId)!;
+      const last = segmentsOf(s.rec.messages).at(-1);
+      return last !== undefined && last.epoch === head.epoch && (last.seqs.at(-1) ?? last.from) >= head.seq;
+    };
+    await waitFor('every live subscriber at the head', 60_000, async () =>
+      live.every(reached) ? true : undefined,
+    ).catch(() => {});
+
+    // 1. Gap-free: within each segment every seq once, in order, on every subscriber (dead nodes' too).
+    const gaps: string[] = [];
+    let resyncs = 0;
+    for (const s of subscribers) {
+      const segments = segmentsOf(s.rec.messages);
+      resyncs += Math.max(0, segments.length - 1);
+      for (const seg of segments) {
+        const gap = gapIn(seg);
+        if (gap) gaps.push(`${s.node.name}/${s.raceId}: ${gap}`);
+      }
+    }
+    checks.push({
+      name: 'every subscriber gap-free within each segment',
+      ok: gaps.length === 0,
+      detail: gaps.length
+        ? gaps.slice(0, 5).join('; ')
+        : `${subscribers.length} subscribers, ${resyncs} resyncs`,
+    });
+
+    // 2. Every event the log holds reached every live subscriber of its stream.
+    const logEvents = new Map<string, { id: string; seq: number; at: number }[]>();
+    for (const race of races) {
+      const raw = (await admin.xrange(keys.entries(race.id), '-', '+')) as [string, string[]][];
+      logEvents.set(
+        race.id,
+        raw.flatMap(([, fields]) => {
+          const e = JSON.parse(fields[1]!) as {
+            kind: string;
+            seq: number;
+            timestamp: string;
+            event?: { id: string };
+          };
+          return e.kind === 'event' && e.event
+            ? [{ id: e.event.id, seq: e.seq, at: Date.parse(e.timestamp) }]
+            : [];
+        }),
+      );
+    }
+    const missing: string[] = [];
+    for (const s of live) {
+      const last = segmentsOf(s.rec.messages).at(-1);
+      const head = heads.get(s.raceId)!;
+      if (!last || last.epoch !== head.epoch || !reached(s)) {
+        const at = last ? `${last.epoch}/${last.seqs.at(-1) ?? last.from}` : 'nothing';
+        const closedNote = s.rec.closed() ? ' (connection closed)' : '';
+        missing.push(
+          `${s.node.name}/${s.raceId}: at ${at}${closedNote}, not at the head ${head.epoch}/${head.seq}`,
+        );
+        continue;
+      }
+      const got = new Set(last.eventIds);
+      for (const e of logEvents.get(s.raceId)!)
+        if (e.seq > last.from && e.seq <= head.seq && !got.has(e.id)) missing.push(`${s.node.name}: ${e.id}`);
+    }
+    checks.push({
+      name: 'every event the log holds reached every live subscriber',
+      ok: missing.length === 0,
+      detail: missing.length
+        ? missing.slice(0, 5).join('; ')
+        : `${live.length} live subscribers, ${[...logEvents.values()].flat().length} events in the log`,
+    });
+
+    // 3. Webhooks: every delivery the outbox holds delivered, with the event id as webhook-id; every event
+    // appended after the endpoints' (last) registration owed and received.
+    const received = new Set(receiver.received.map((r) => r.id));
+    const wrongIds = receiver.received.filter((r) => r.id !== r.eventId);
+    const openDeliveries = async () => {
+      for (const r of receiver.received) received.add(r.id);
+      const open: string[] = [];
+      for (const key of await admin.keys(`${PREFIX}webhooks:d:*`)) {
+        if (key.endsWith(':attempts')) continue;
+        const [status, eventId] = await admin.hmget(key, 'status', 'event_id');
+        if (status !== 'delivered' || !received.has(eventId ?? '')) open.push(`${eventId} ${status}`);
+      }
+      return open;
+    };
+    const undelivered = await waitFor('the outbox drained', 60_000, async () =>
+      (await openDeliveries()).length === 0 ? [] : undefined,
+    ).catch(openDeliveries);
+    const unsent = [...logEvents.values()]
+      .flat()
+      .filter((e) => e.at > registeredAt + 1_000 && !received.has(e.id))
+      .map((e) => e.id);
+    const copies = receiver.received.length - new Set(receiver.received.map((r) => r.id)).size;
+    checks.push({
+      name: 'every webhook delivery at least once, same webhook-id',
+      ok: undelivered.length === 0 && unsent.length === 0 && wrongIds.length === 0,
+      detail:
+        undelivered.length || unsent.length || wrongIds.length
+          ? `undelivered ${undelivered.slice(0, 3).join(', ')}; unsent ${unsent.slice(0, 3).join(', ')}; wrong ids ${wrongIds.length}`
+          : `${receiver.received.length} received, ${copies} repeats (same webhook-id)`,
+    });
+
+    // 4. Fencing, audited from the server's own command stream.
+    const fenced = audit.stats();
+    checks.push({
+      name: 'no append and no outbox claim from a node that lost the lease',
+      ok: fenced.violations.length === 0,
+      detail: fenced.violations.length
+        ? fenced.violations.slice(0, 5).join('; ')
+        : `${fenced.appends} fenced appends and ${fenced.claims} claims audited, ${fenced.fencedCalls} refused as stale`,
+    });
+
+    // 5. The upstream budget, as the simulator counted it, across every hand-over.
+    const { peak, skipped } = peakPerMinute(upstream.requests, wipes);
+    checks.push({
+      name: 'the upstream budget held across hand-overs',
+      ok: peak <= BUDGET,
+      detail: `peak ${peak} of ${BUDGET} in any 60 s${skipped ? ` (${skipped} windows holding a Redis wipe left out: the shared window was lost)` : ''}`,
+    });
+
+    // 6. No node died but those the nemesis killed.
+    const crashed = nodes.filter((n) => !killed.has(n) && !alive(n));
+    checks.push({
+      name: 'no node crashed',
+      ok: crashed.length === 0,
+      detail: crashed.length
+        ? crashed.map((n) => `${n.name}: ${n.output.join('').slice(-500)}`).join('; ')
+        : `${nodes.length} nodes, ${killed.size} killed by the nemesis`,
+    });
+    admin.disconnect();
+  } finally {
+    for (const s of subscribers) s.rec.close();
+    await Promise.all(
+      nodes.filter(alive).map(async (n) => {
+        n.child.kill('SIGCONT');
+        n.child.kill('SIGTERM');
+        await Promise.race([n.exited, sleep(10_000).then(() => n.child.kill('SIGKILL'))]);
+      }),
+    );
+    process.off('exit', killAll);
+    audit.close();
+    await upstream.close();
+    await receiver.close();
+    await redis.close();
+  }
+  const passed = checks.filter((c) => c.ok).length;
+  return { checks, passed, failed: checks.length - passed };
+}
