@@ -4,6 +4,8 @@
  */
 import type { RaceContext, RunnerRef } from '@racewire/client/protocol';
 import { describe, expect, it } from 'vitest';
+import { redactValue } from '../../src/delivery/core/redact.js';
+import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
 import { bet, marketSteps, openPayload, withFlucs } from './market-support.js';
 import { change, type Loose, MEETING_ID, RACE_ID, runner } from './support.js';
 
@@ -376,3 +378,54 @@ function marketDefaults() {
     poolMilestones: [1000, 5000, 10000],
   };
 }
+
+describe('market events and partner-only fields', () => {
+  it('carry no member the spec restricts to partners, so public subscribers get them whole', () => {
+    const open = openPayload();
+    const t = (m: number) => new Date(Date.parse('2025-07-17T00:30:00Z') + m * 60_000).toISOString();
+    const first = change(withFlucs(open, 4, [[t(0), 5]]), (d) => {
+      d.big_bets = [];
+      d.mover = { ...d.mover, entrant_id: R[4]!.entrantId };
+      d.tote_pools.find((p: Loose) => p.product_type === 'Win').total = 4000;
+    });
+    const second = change(
+      withFlucs(open, 4, [
+        [t(0), 5],
+        [t(5), 3],
+      ]),
+      (d) => {
+        d.big_bets = [bet('Win', 5000, t(4), [4], 4.2)];
+        Object.assign(runner(d, 8), { is_scratched: true, deduction: { win: 2, place: 6 } });
+        for (const row of d.money_tracker.entrants)
+          if (row.entrant_id === R[4]!.entrantId) row.hold_percentage += 3;
+      },
+    );
+    const at = Date.parse(t(6));
+    const events = marketSteps([
+      { payload: first, at },
+      { payload: change(first, (d) => (d.race.track_condition = 'Soft6')), at: at + 1 },
+      { payload: second, at: at + 60_000 },
+    ]).flat();
+    expect(new Set(events.map((e) => e.type))).toEqual(
+      new Set([
+        'odds.plunge',
+        'race.mover_changed',
+        'runner.deduction',
+        'market.big_bet',
+        'market.money_flow',
+        'pool.total',
+      ]),
+    );
+    const restricted = new Set([...RESTRICTED_ENTRANT_FIELDS, ...RESTRICTED_RACE_FIELDS]);
+    const keys = (v: unknown): string[] =>
+      Array.isArray(v)
+        ? v.flatMap(keys)
+        : v !== null && typeof v === 'object'
+          ? Object.entries(v).flatMap(([k, x]) => [k, ...keys(x)])
+          : [];
+    for (const e of events) {
+      expect(keys(e.data).filter((k) => restricted.has(k))).toEqual([]);
+      expect(redactValue(e.data)).toBe(e.data);
+    }
+  });
+});

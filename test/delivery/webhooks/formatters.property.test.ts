@@ -12,6 +12,13 @@ const types = [
   'race.abandoned',
   'odds.changed',
   'race.status_changed',
+  'odds.plunge',
+  'odds.drift',
+  'race.mover_changed',
+  'runner.deduction',
+  'market.big_bet',
+  'market.money_flow',
+  'pool.total',
   'x.unknown',
 ];
 const shaped = fc.record(
@@ -30,6 +37,18 @@ const shaped = fc.record(
       maxLength: 60,
     }),
     significant: fc.boolean(),
+    // Market events (docs/events.md#market-events).
+    stake: fc.double(),
+    product: fc.string({ maxLength: 400 }),
+    selections: fc.array(fc.record({ runnerNumber: fc.integer(), name: fc.string({ maxLength: 300 }) }), {
+      maxLength: 60,
+    }),
+    flucs: fc.array(fc.record({ timestamp: fc.string(), price: fc.double() }), { maxLength: 60 }),
+    from: fc.oneof(fc.double(), fc.string({ maxLength: 300 })),
+    to: fc.oneof(fc.double(), fc.string({ maxLength: 300 })),
+    changePct: fc.double(),
+    pool: fc.string({ maxLength: 400 }),
+    milestone: fc.double(),
   },
   { requiredKeys: [] },
 );
