@@ -1,5 +1,5 @@
 /** Market data on the real Awapuni R1 payload: bets in the official Bet shape, flucs, and a step helper. */
-import type { DetectedRaceEvent } from '@racewire/client/protocol';
+import { type DetectedRaceEvent, MARKET_EVENT_TYPES } from '@racewire/client/protocol';
 import type { EventResponse } from '../../src/upstream/schemas.js';
 import { DEFAULT_MARKET_THRESHOLDS, type MarketThresholds } from '../../src/watch/market-thresholds.js';
 import { MoneyMemory } from '../../src/watch/money-flow.js';
@@ -89,15 +89,7 @@ export function marketSteps(
   });
 }
 
-const MARKET_TYPES = new Set([
-  'odds.plunge',
-  'odds.drift',
-  'race.mover_changed',
-  'runner.deduction',
-  'market.big_bet',
-  'market.money_flow',
-  'pool.total',
-]);
+const MARKET_TYPES: ReadonlySet<string> = new Set(MARKET_EVENT_TYPES);
 
 const KEPT = [
   'entrant_id',

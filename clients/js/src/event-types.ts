@@ -30,6 +30,20 @@ export const RACE_EVENT_TYPES = [
   'pool.total',
 ] as const;
 
+/**
+ * The market events (docs/events.md#market-events): many on a busy day, like `odds.changed`, so feeds keep
+ * them apart from the rest.
+ */
+export const MARKET_EVENT_TYPES = [
+  'odds.plunge',
+  'odds.drift',
+  'race.mover_changed',
+  'runner.deduction',
+  'market.big_bet',
+  'market.money_flow',
+  'pool.total',
+] as const satisfies readonly (typeof RACE_EVENT_TYPES)[number][];
+
 export const MEETING_EVENT_TYPES = ['meeting.added', 'meeting.race_added', 'meeting.race_removed'] as const;
 
 export const EVENT_TYPES = [...RACE_EVENT_TYPES, ...MEETING_EVENT_TYPES] as const;

@@ -33,16 +33,6 @@ export interface ChatMessage {
   tone: Tone;
 }
 
-export const MARKET_EVENT_TYPES = [
-  'odds.plunge',
-  'odds.drift',
-  'race.mover_changed',
-  'runner.deduction',
-  'market.big_bet',
-  'market.money_flow',
-  'pool.total',
-];
-
 /** The chat message of a market event (`race`: its race label); undefined for any other type. */
 export function marketMessage(event: RaceEvent, race: string): ChatMessage | undefined {
   const d = rec(event.data);
