@@ -60,11 +60,9 @@ export class MoneyMemory {
       const kept = (this.samples.get(runner.entrant_id) ?? []).filter(
         (s) => s.at >= at - windowMs && s.at <= at,
       );
-      const base = kept.reduce<Sample | undefined>(
-        (best, s) =>
-          best === undefined || Math.abs(share - s.share) > Math.abs(share - best.share) ? s : best,
-        undefined,
-      );
+      // The trend over the window: from the oldest share still in it, not the most extreme one, so a
+      // noisy tick that comes straight back is not a flow.
+      const base = kept[0];
       const change = base === undefined ? 0 : Math.round((share - base.share) * 10) / 10;
       if (base && Math.abs(change) >= th.moneyFlowPoints) {
         out.push({
