@@ -6,6 +6,7 @@ import type { RaceContext, RunnerRef } from '@racewire/client/protocol';
 import { describe, expect, it } from 'vitest';
 import { redactValue } from '../../src/delivery/core/redact.js';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
 import { bet, marketSteps, openPayload, withFlucs } from './market-support.js';
 import { change, type Loose, MEETING_ID, RACE_ID, runner } from './support.js';
 
@@ -145,7 +146,7 @@ describe('odds.plunge and odds.drift', () => {
           ]),
         },
       ],
-      { ...marketDefaults(), plungePct: 15 },
+      { ...DEFAULT_MARKET_THRESHOLDS, plungePct: 15 },
     );
     expect(steps[1]?.map((e) => [e.type, (e.data as Loose).changePct])).toEqual([['odds.plunge', -16]]);
   });
@@ -366,18 +367,6 @@ describe('market.money_flow', () => {
     expect(steps.flat()).toEqual([]);
   });
 });
-
-function marketDefaults() {
-  return {
-    bigBetMinStake: 1000,
-    plungePct: 20,
-    driftPct: 25,
-    priceWindowMinutes: 15,
-    moneyFlowPoints: 5,
-    moneyWindowMinutes: 10,
-    poolMilestones: [1000, 5000, 10000],
-  };
-}
 
 describe('market events and partner-only fields', () => {
   it('carry no member the spec restricts to partners, so public subscribers get them whole', () => {

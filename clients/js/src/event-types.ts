@@ -5,6 +5,20 @@
  * (`restricted-fields.ts`). Documented with examples in docs/events.md.
  */
 
+/**
+ * The market events (docs/events.md#market-events): many on a busy day, like `odds.changed`, so feeds keep
+ * them apart from the rest.
+ */
+export const MARKET_EVENT_TYPES = [
+  'odds.plunge',
+  'odds.drift',
+  'race.mover_changed',
+  'runner.deduction',
+  'market.big_bet',
+  'market.money_flow',
+  'pool.total',
+] as const;
+
 export const RACE_EVENT_TYPES = [
   'race.status_changed',
   'race.abandoned',
@@ -21,28 +35,8 @@ export const RACE_EVENT_TYPES = [
   'runner.removed',
   'runner.jockey_changed',
   'odds.changed',
-  'odds.plunge',
-  'odds.drift',
-  'race.mover_changed',
-  'runner.deduction',
-  'market.big_bet',
-  'market.money_flow',
-  'pool.total',
+  ...MARKET_EVENT_TYPES,
 ] as const;
-
-/**
- * The market events (docs/events.md#market-events): many on a busy day, like `odds.changed`, so feeds keep
- * them apart from the rest.
- */
-export const MARKET_EVENT_TYPES = [
-  'odds.plunge',
-  'odds.drift',
-  'race.mover_changed',
-  'runner.deduction',
-  'market.big_bet',
-  'market.money_flow',
-  'pool.total',
-] as const satisfies readonly (typeof RACE_EVENT_TYPES)[number][];
 
 export const MEETING_EVENT_TYPES = ['meeting.added', 'meeting.race_added', 'meeting.race_removed'] as const;
 

@@ -1,3 +1,4 @@
+import { MARKET_EVENT_TYPES } from '@racewire/client/protocol';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { DISCORD_LIMITS, discordPayload } from '../../../src/delivery/webhooks/formatters/discord.js';
@@ -12,13 +13,7 @@ const types = [
   'race.abandoned',
   'odds.changed',
   'race.status_changed',
-  'odds.plunge',
-  'odds.drift',
-  'race.mover_changed',
-  'runner.deduction',
-  'market.big_bet',
-  'market.money_flow',
-  'pool.total',
+  ...MARKET_EVENT_TYPES,
   'x.unknown',
 ];
 const shaped = fc.record(
