@@ -99,8 +99,8 @@ console.log(
 line('without', plain);
 line('with', market);
 const typesOf = (r: Run) => [...r.events].map(([k, v]) => `${k} ${v}`).join(', ');
-console.log(`market events without the options: ${typesOf(plain) || 'none'}`);
-console.log(`market events with the options:    ${typesOf(market) || 'none'}`);
+console.log(`events without the options: ${typesOf(plain) || 'none'}`);
+console.log(`events with the options:    ${typesOf(market) || 'none'}`);
 
 // Money tracker rows re-ordered upstream (rows of different entrants swapped; each entrant's own rows keep
 // their order): racewire's document groups them by entrant_id, fast-json-patch on the raw arrays does not.

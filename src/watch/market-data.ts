@@ -3,7 +3,7 @@
  * The data matters near the jump, where bets land and money moves; far out it would only make every
  * payload and snapshot bigger. So by default the options are on from the hot window before the
  * advertised start onward (and stay on after it: turning them off would null the members, a patch that
- * says nothing), and off before it. docs/operations.md#market-data has the settings; docs/benchmarks.md
+ * says nothing), and off before it. docs/events.md#market-events has the settings; docs/benchmarks.md
  * what the data costs per payload.
  */
 import type { EventOptions } from '../upstream/client.js';
