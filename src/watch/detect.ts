@@ -1,7 +1,8 @@
 /**
  * Typed events from two successive documents of one race. Pure: time comes in through `opts`.
  * Order is stable: race-level changes, then runners (by runner number), prices, favourite, results,
- * dividends, then market events. The tracker never calls this on a first observation (that is a snapshot with no events).
+ * dividends, then market events. The tracker never calls this on a first observation (that is a snapshot
+ * with no events).
  */
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import { type DetectOptions, raceContext } from './detect-context.js';
