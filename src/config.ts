@@ -5,6 +5,8 @@
  * docs/operations.md carries the same table for operators; a test keeps the two in step.
  */
 import { z } from 'zod';
+import { MARKET_OPTIONS, type MarketOption } from './watch/market-data.js';
+import { parseMarketThresholds } from './watch/market-thresholds.js';
 
 /** A setting's schema and, for the fix in an error message, what a good value looks like. */
 interface Spec<S extends z.ZodType = z.ZodType> {
@@ -137,6 +139,45 @@ export const SETTINGS = {
     int(1, 1_000_000),
     '60',
     'Admin API (/v1/webhooks) requests per minute per client address',
+  ],
+  MARKET_DATA: [
+    oneOf(['hot', 'always', 'off']),
+    'hot',
+    'Ask /events for bets and the money tracker: hot (from MARKET_DATA_WINDOW_MIN before the start), always or off',
+  ],
+  MARKET_DATA_WINDOW_MIN: [
+    int(0, 1440),
+    '30',
+    'Minutes before the advertised start from which MARKET_DATA=hot asks for the market members',
+  ],
+  MARKET_DATA_OPTIONS: [
+    spec(
+      z
+        .string()
+        .transform((s) => s.split(',').map((o) => o.trim()))
+        .pipe(z.array(z.enum(Object.keys(MARKET_OPTIONS) as [MarketOption, ...MarketOption[]])).min(1)),
+      `comma-separated options among ${Object.keys(MARKET_OPTIONS).join(', ')}`,
+    ),
+    'with_big_bets,with_biggest_bet,with_money_tracker',
+    'The /events options (official names) MARKET_DATA turns on',
+  ],
+  MARKET_THRESHOLDS: [
+    spec(
+      z
+        .string()
+        .optional()
+        .transform((s, ctx) => {
+          try {
+            return parseMarketThresholds(s);
+          } catch (err) {
+            ctx.addIssue({ code: 'custom', message: (err as Error).message });
+            return z.NEVER;
+          }
+        }),
+      'name=value pairs such as bigBetMinStake=5000,plungePct=25 (docs/events.md#market-events)',
+    ),
+    undefined,
+    'Market event thresholds over the defaults, e.g. bigBetMinStake=5000,plungePct=25; unset: the defaults',
   ],
 } as const;
 

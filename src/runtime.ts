@@ -31,6 +31,7 @@ import { startRecording } from './replay/index.js';
 import type { Simulator } from './simulator/index.js';
 import { createRacingClient, warnIfUnidentified } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
+import { marketEventOptions } from './watch/market-data.js';
 import { createPollingRole } from './watch/polling-role.js';
 import { createRaceCatalog } from './watch/race-catalog.js';
 
@@ -130,6 +131,12 @@ export async function startRacewire(opts: {
     logger,
     subscribers: backend.subscribers,
     discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
+    eventOptions: marketEventOptions({
+      mode: config.MARKET_DATA,
+      windowMinutes: config.MARKET_DATA_WINDOW_MIN,
+      options: config.MARKET_DATA_OPTIONS,
+    }),
+    market: config.MARKET_THRESHOLDS,
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
     },

@@ -37,6 +37,13 @@ describe('the ticker arguments', () => {
   it('expands event families and rejects unknown event types', () => {
     expect(parseTypes('runner.scratched,odds.changed')).toEqual(['runner.scratched', 'odds.changed']);
     expect(parseTypes('meeting.*')).toEqual(['meeting.added', 'meeting.race_added', 'meeting.race_removed']);
+    expect(parseTypes('market.*,odds.*')).toEqual([
+      'market.big_bet',
+      'market.money_flow',
+      'odds.changed',
+      'odds.plunge',
+      'odds.drift',
+    ]);
     expect(() => parseTypes('odds.moved')).toThrow('--events: unknown event type "odds.moved"');
     expect(() => parseTypes(' , ')).toThrow('--events needs at least one event type');
   });

@@ -3,6 +3,7 @@
  * event is data from the network, so a missing member gives a shorter line, never an exception.
  */
 import type { RaceEvent } from '@racewire/client';
+import { describeMarket } from './describe-market.js';
 
 /** How an event should stand out: colour in the ticker, accent in the feed. */
 export type Tone = 'up' | 'down' | 'alert' | 'result' | 'info';
@@ -119,7 +120,7 @@ function what(event: RaceEvent): { what: string; tone: Tone } {
     case 'meeting.race_removed':
       return { what: `race removed: R${num(rec(d.race).raceNumber) ?? '?'}`, tone: 'alert' };
     default:
-      return { what: event.type, tone: 'info' };
+      return describeMarket(event) ?? { what: event.type, tone: 'info' };
   }
 }
 

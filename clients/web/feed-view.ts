@@ -2,11 +2,13 @@
  * The running feed: newest first, capped, duplicates (by id) dropped. Live events from the firehose go on
  * top; the recent history from REST goes below what is shown, so it never lands above a newer live event.
  */
-import type { RaceEvent } from '@racewire/client';
+import { MARKET_EVENT_TYPES, type RaceEvent } from '@racewire/client';
 import { describeEvent } from './describe-event.js';
 import { h } from './dom.js';
 
 const MAX_ITEMS = 80;
+/** Many on a busy day: shown only with the toggle, so they cannot push the scratchings and results out. */
+const MANY: ReadonlySet<string> = new Set(['odds.changed', ...MARKET_EVENT_TYPES]);
 
 export class FeedView {
   private readonly seen = new Set<string>();
@@ -34,7 +36,7 @@ export class FeedView {
 
   private item(event: RaceEvent): HTMLLIElement | undefined {
     if (this.seen.has(event.id)) return undefined;
-    if (event.type === 'odds.changed' && !this.showOdds) return undefined;
+    if (MANY.has(event.type) && !this.showOdds) return undefined;
     this.seen.add(event.id);
     const line = describeEvent(event);
     const time = event.timestamp.slice(11, 19);

@@ -7,6 +7,8 @@ import { RacewireClient } from '@racewire/client';
 import { fetchMeetings, fetchOps, fetchRecentEvents, type MeetingSummary, type Ops } from './api.js';
 import { byTestId, fill, h } from './dom.js';
 import { FeedView } from './feed-view.js';
+import { marketModel, moveOf } from './market-model.js';
+import { MarketView } from './market-view.js';
 import { renderMeetings } from './meetings-view.js';
 import { renderOps } from './ops-view.js';
 import { raceModel } from './race-model.js';
@@ -22,6 +24,7 @@ let ops: Ops | undefined;
 let selected: string | undefined;
 
 const raceView = new RaceView(byTestId('race-view'));
+const marketView = new MarketView(byTestId('market-panel'));
 const feed = new FeedView(byTestId('feed'), (id) => select(id));
 const params = new URLSearchParams(location.search);
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
@@ -111,9 +114,14 @@ client.on('document', (stream, doc) => {
     return;
   }
   raceView.update(raceModel(stream, doc));
+  marketView.update(stream, marketModel(doc));
   raceView.tick(clock.now());
 });
-client.on('event', (event) => feed.add(event));
+client.on('event', (event) => {
+  feed.add(event);
+  const move = moveOf(event);
+  if (move) marketView.addMove(event.raceId, move);
+});
 client.on('error', (code, message) => {
   const list = byTestId('feed');
   list.prepend(h('li', { class: 'feed-item tone-alert' }, `server: ${code}: ${message}`));

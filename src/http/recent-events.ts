@@ -1,16 +1,18 @@
 /**
  * The recent events every node has seen on the bus, for `GET /v1/events/recent`: the board's feed starts
- * with them instead of empty. Odds moves are many, so they keep a ring of their own and cannot push the
- * scratchings, results and the rest out. Bounded: `perRing` events each.
+ * with them instead of empty. Odds moves and market events are many, so they keep a ring of their own and
+ * cannot push the scratchings, results and the rest out. Bounded: `perRing` events each.
  */
-import type { RaceEvent } from '@racewire/client/protocol';
+import { MARKET_EVENT_TYPES, type RaceEvent } from '@racewire/client/protocol';
 import type { LogEntry } from '../events/envelope.js';
 
 export interface RecentEvents {
   add(entries: readonly LogEntry[]): void;
-  /** Newest first, at most `limit`; without odds moves unless asked. */
+  /** Newest first, at most `limit`; without odds moves and market events unless asked. */
   list(opts: { limit: number; odds: boolean }): RaceEvent[];
 }
+
+const MANY: ReadonlySet<string> = new Set(['odds.changed', ...MARKET_EVENT_TYPES]);
 
 export function createRecentEvents(perRing = 100): RecentEvents {
   const odds: RaceEvent[] = [];
@@ -19,7 +21,7 @@ export function createRecentEvents(perRing = 100): RecentEvents {
     add(entries) {
       for (const entry of entries) {
         if (entry.kind !== 'event') continue;
-        const ring = entry.event.type === 'odds.changed' ? odds : other;
+        const ring = MANY.has(entry.event.type) ? odds : other;
         ring.push(entry.event);
         if (ring.length > perRing) ring.shift();
       }

@@ -3,6 +3,7 @@
  * public fields are read here, so no partner-only field can reach an event.
  */
 import type { RaceContext, RunnerRef } from '@racewire/client/protocol';
+import type { MarketDetectOptions } from './detect-market.js';
 import type { DocRunner, RaceDocument } from './normalise.js';
 
 export interface DetectOptions {
@@ -12,6 +13,8 @@ export interface DetectOptions {
   lateScratchHours?: number;
   /** When the change was observed (ms since epoch); the scratch time when upstream gives none. */
   observedAt?: number;
+  /** Thresholds and money memory of the market events (detect-market.ts). */
+  market?: Omit<MarketDetectOptions, 'observedAt'>;
 }
 
 export const DEFAULT_SIGNIFICANT_MOVE_PCT = 10;

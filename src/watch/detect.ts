@@ -1,10 +1,12 @@
 /**
  * Typed events from two successive documents of one race. Pure: time comes in through `opts`.
  * Order is stable: race-level changes, then runners (by runner number), prices, favourite, results,
- * dividends. The tracker never calls this on a first observation (that is a snapshot with no events).
+ * dividends, then market events. The tracker never calls this on a first observation (that is a snapshot
+ * with no events).
  */
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import { type DetectOptions, raceContext } from './detect-context.js';
+import { detectMarketEvents } from './detect-market.js';
 import { detectFavouriteChange, detectOddsChanges } from './detect-odds.js';
 import { detectRaceChanges } from './detect-race.js';
 import { detectDividendChanges, detectResultChanges } from './detect-results.js';
@@ -26,5 +28,6 @@ export function detectEvents(
     ...detectFavouriteChange(prev, next, race),
     ...detectResultChanges(prev, next, race),
     ...detectDividendChanges(prev, next, race),
+    ...detectMarketEvents(prev, next, race, { ...opts.market, observedAt: opts.observedAt }),
   ];
 }

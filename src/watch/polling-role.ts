@@ -8,9 +8,12 @@ import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
+import type { EventOptions } from '../upstream/client.js';
+import type { MarketThresholds } from './market-thresholds.js';
 import { createMeetingPipeline } from './meeting-pipeline.js';
 import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
 import { createRacePipeline } from './race-pipeline.js';
+import type { RaceWatch } from './race-watch.js';
 
 export interface PollingRoleDeps {
   source: RaceSource;
@@ -20,6 +23,10 @@ export interface PollingRoleDeps {
   logger: Logger;
   subscribers: () => ReadonlyMap<string, number>;
   discoveryIntervalMs: number;
+  /** The optional /events members to ask for (market-data.ts); default none. */
+  eventOptions?: (race: RaceWatch, now: number) => EventOptions;
+  /** Market event thresholds; default market-thresholds.ts. */
+  market?: MarketThresholds;
   /** Every race payload's outcome (metrics). */
   onOutcome?: (outcome: RaceOutcome) => void;
 }
@@ -48,6 +55,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       bus: deps.bus,
       clock: deps.clock,
       logger: deps.logger.child({ component: 'pipeline' }),
+      market: deps.market,
     });
     const meetingPipeline = createMeetingPipeline({ log: deps.log, bus: deps.bus, clock: deps.clock });
     return createPoller({
@@ -62,6 +70,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       onMeetings: (meetings) => meetingPipeline.process(meetings),
       subscribers: deps.subscribers,
       discoveryIntervalMs: deps.discoveryIntervalMs,
+      eventOptions: deps.eventOptions,
     });
   };
 

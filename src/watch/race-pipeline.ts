@@ -8,6 +8,8 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import type { EventResponse } from '../upstream/schemas.js';
+import type { MarketThresholds } from './market-thresholds.js';
+import { MoneyMemory } from './money-flow.js';
 import type { RaceOutcome } from './poller.js';
 import { type RaceDocument, trackRace } from './track-race.js';
 
@@ -22,8 +24,13 @@ export function createRacePipeline(deps: {
   bus: Bus;
   clock: Clock;
   logger: Logger;
+  /** Market event thresholds (default: market-thresholds.ts). */
+  market?: MarketThresholds;
 }): RacePipeline {
   const documents = new Map<string, RaceDocument>();
+  // The money tracker has no times: each race's shares seen before, for market.money_flow (money-flow.ts).
+  const money = new Map<string, MoneyMemory>();
+  const moneyOf = (raceId: string) => money.get(raceId) ?? money.set(raceId, new MoneyMemory()).get(raceId);
   // One change per race at a time: the poller never fetches a race twice at once, but be safe.
   const tails = new Map<string, Promise<unknown>>();
 
@@ -38,7 +45,11 @@ export function createRacePipeline(deps: {
 
   async function step(raceId: string, payload: EventResponse): Promise<RaceOutcome> {
     const prev = await current(raceId);
-    const result = trackRace(prev, payload, { raceId, observedAt: deps.clock.now() });
+    const result = trackRace(prev, payload, {
+      raceId,
+      observedAt: deps.clock.now(),
+      market: { thresholds: deps.market, money: moneyOf(raceId) },
+    });
     if (result.kind === 'rejected') {
       deps.logger.warn({ raceId, code: result.code, reason: result.reason }, 'payload rejected: no events');
       return { kind: 'rejected', code: result.code, ...summary(prev) };
@@ -55,6 +66,7 @@ export function createRacePipeline(deps: {
       // A failed append may still have been written (a reply lost on the way back): diff the next payload
       // against what the log holds, not against the cache, so no event is made twice.
       documents.delete(raceId);
+      money.delete(raceId);
       throw err;
     }
     documents.set(raceId, result.document);

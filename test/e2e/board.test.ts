@@ -18,7 +18,7 @@ describe.skipIf(skip)('the live board in a browser', () => {
 
   beforeAll(async () => {
     [e2e, browser] = await Promise.all([
-      startE2e(),
+      startE2e({ MARKET_DATA: 'always' }),
       chromium.launch({
         executablePath: CHROMIUM,
         args: [
@@ -70,6 +70,12 @@ describe.skipIf(skip)('the live board in a browser', () => {
       `[data-testid="runner"][data-entrant-id="${mover.entrantId}"] td.fixed_win`,
     );
     await expect.poll(() => moverWin.getAttribute('class'), { timeout: 10_000 }).toMatch(/flash-(down|up)/);
+    // The market panel: each runner's money share, and the scripted 30 % firm as a plunge.
+    await expect
+      .poll(() => page.locator('[data-testid="money-share"]').count(), { timeout: 10_000 })
+      .toBe(runners.length);
+    const plunge = page.locator('[data-testid="price-move"]').first();
+    await expect.poll(() => plunge.textContent(), { timeout: 10_000 }).toContain(`↘ #${mover.runnerNumber} `);
 
     const victim = runners[0]!;
     world.scratch(raceId, victim.entrantId);

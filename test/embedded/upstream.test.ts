@@ -143,6 +143,8 @@ describe('the upstream racewire starts', () => {
     const service = await startOnManualClock({
       STORE: 'memory',
       REPLAY_FILE: RECORDING,
+      // The recording was made without the market options (docs/record-replay.md).
+      MARKET_DATA: 'off',
       RECORD_DIR: blocked,
     });
     try {

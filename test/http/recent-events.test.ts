@@ -42,4 +42,20 @@ describe('recent events', () => {
     expect(all).toHaveLength(5);
     expect(all.slice(0, 3).map((e) => e.type)).toEqual(['odds.changed', 'odds.changed', 'odds.changed']);
   });
+
+  it('keeps market events with the odds moves, so a busy market never pushes scratchings out', () => {
+    seq = 200;
+    const recent = createRecentEvents(3);
+    recent.add([event('runner.scratched', 1)]);
+    recent.add(
+      ['market.big_bet', 'pool.total', 'odds.plunge', 'market.money_flow'].map((t, i) => event(t, 2 + i)),
+    );
+    expect(recent.list({ limit: 100, odds: false }).map((e) => e.type)).toEqual(['runner.scratched']);
+    expect(recent.list({ limit: 100, odds: true }).map((e) => e.type)).toEqual([
+      'market.money_flow',
+      'odds.plunge',
+      'pool.total',
+      'runner.scratched',
+    ]);
+  });
 });

@@ -21,6 +21,8 @@ export async function replayThroughService(opts: {
       STORE: 'sqlite',
       DATA_DIR: dataDir,
       REPLAY_FILE: opts.recording,
+      // The recordings here were made without the market options: a request with them is not recorded.
+      MARKET_DATA: 'off',
       ...(opts.recordDir ? { RECORD_DIR: opts.recordDir } : {}),
       ...(opts.apiKey ? { RACING_API_KEY_HEADER: 'x-api-key', RACING_API_KEY: opts.apiKey } : {}),
     });

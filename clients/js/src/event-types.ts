@@ -5,6 +5,20 @@
  * (`restricted-fields.ts`). Documented with examples in docs/events.md.
  */
 
+/**
+ * The market events (docs/events.md#market-events): many on a busy day, like `odds.changed`, so feeds keep
+ * them apart from the rest.
+ */
+export const MARKET_EVENT_TYPES = [
+  'odds.plunge',
+  'odds.drift',
+  'race.mover_changed',
+  'runner.deduction',
+  'market.big_bet',
+  'market.money_flow',
+  'pool.total',
+] as const;
+
 export const RACE_EVENT_TYPES = [
   'race.status_changed',
   'race.abandoned',
@@ -21,6 +35,7 @@ export const RACE_EVENT_TYPES = [
   'runner.removed',
   'runner.jockey_changed',
   'odds.changed',
+  ...MARKET_EVENT_TYPES,
 ] as const;
 
 export const MEETING_EVENT_TYPES = ['meeting.added', 'meeting.race_added', 'meeting.race_removed'] as const;
@@ -33,6 +48,13 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export const isEventType = (value: string): value is EventType =>
   (EVENT_TYPES as readonly string[]).includes(value);
+
+/**
+ * Whether `type` is one of `patterns`: an exact type, `*` (every type) or a family such as `market.*`
+ * (every type that starts with `market.`). Webhook endpoints and the firehose filter match this way.
+ */
+export const matchesEventType = (patterns: readonly string[], type: string): boolean =>
+  patterns.some((p) => p === '*' || p === type || (p.endsWith('.*') && type.startsWith(p.slice(0, -1))));
 
 /** Which race an event is about, so a message makes sense on its own. Times are ISO 8601 UTC. */
 export interface RaceContext {
@@ -227,6 +249,99 @@ export interface MeetingRaceData {
   race: MeetingRaceRef;
 }
 
+/** A price as the flucs show it: upstream's fluc timestamp and price. */
+export interface FlucPoint {
+  timestamp: string;
+  price: number;
+}
+
+/**
+ * `odds.plunge` (the fixed win price shortened) and `odds.drift` (it lengthened) by at least the threshold
+ * within the window, as the runner's timestamped flucs show it.
+ */
+export interface PriceMoveData {
+  race: RaceContext;
+  runner: RunnerRef;
+  market: 'fixed_win';
+  /** The price the move is measured from: the longest (plunge) or shortest (drift) in the window. */
+  from: number;
+  /** The newest fluc's price. */
+  to: number;
+  /** (to - from) / from * 100, rounded to 0.1: negative for a plunge, positive for a drift. */
+  changePct: number;
+  /** The configured window and the span of this move within it. */
+  window: { minutes: number; from: string; to: string };
+  /** The flucs that show the move, oldest first: the price in force at the window's start, then each one in it. */
+  flucs: FlucPoint[];
+}
+
+export interface MoverChangedData {
+  race: RaceContext;
+  /** The runner upstream flagged as the market mover before (null: none was flagged). */
+  from: RunnerRef | null;
+  to: RunnerRef;
+  /** The new mover's fixed win price and its opening fluc, when known. */
+  price: number | null;
+  openPrice: number | null;
+}
+
+export interface DeductionData {
+  race: RaceContext;
+  /** The scratched runner the deductions come from. */
+  runner: RunnerRef;
+  /** Deductions as upstream gives them (its `deduction` record: win and place). */
+  win: number;
+  place: number;
+  /** The deductions published before, when they changed. */
+  previous: { win: number; place: number } | null;
+}
+
+/** One selection of a bet, as the bet record names it, with the runner's entrant id when it is in the field. */
+export interface BetSelection {
+  position: number;
+  runnerNumber: number;
+  name: string;
+  entrantId: string | null;
+}
+
+export interface BigBetData {
+  race: RaceContext;
+  /** The bet's product as upstream titles it (`Win`, `Each Way`, `Trifecta`, ...). */
+  product: string;
+  /** Stake in dollars. */
+  stake: number;
+  /** The price taken when the bet was placed (0 or null for tote exotics). */
+  odds: number | null;
+  placedAt: string;
+  selections: BetSelection[];
+  /** The bet is the race's biggest bet (upstream's `biggest_bet`). */
+  biggest: boolean;
+}
+
+export interface MoneyFlowData {
+  race: RaceContext;
+  runner: RunnerRef;
+  /** The runner's share of the race's money (sum of its money tracker `hold_percentage` rows), in percent. */
+  from: number;
+  to: number;
+  /** to - from, in percentage points. */
+  changePoints: number;
+  direction: 'for' | 'against';
+  /** The configured window and when each share was observed. */
+  window: { minutes: number; from: string; to: string };
+}
+
+export interface PoolTotalData {
+  race: RaceContext;
+  /** The pool's product type as upstream names it (`Win`, `Trifecta`, ...). */
+  pool: string;
+  /** The highest milestone the total passed (dollars). */
+  milestone: number;
+  total: number;
+  previousTotal: number;
+  status: string | null;
+}
+
 /** The payload of each event type. */
 export interface EventPayloads {
   'race.status_changed': StatusChangedData;
@@ -244,6 +359,13 @@ export interface EventPayloads {
   'runner.removed': RunnerRefData;
   'runner.jockey_changed': RunnerJockeyChangedData;
   'odds.changed': OddsChangedData;
+  'odds.plunge': PriceMoveData;
+  'odds.drift': PriceMoveData;
+  'race.mover_changed': MoverChangedData;
+  'runner.deduction': DeductionData;
+  'market.big_bet': BigBetData;
+  'market.money_flow': MoneyFlowData;
+  'pool.total': PoolTotalData;
   'meeting.added': MeetingAddedData;
   'meeting.race_added': MeetingRaceData;
   'meeting.race_removed': MeetingRaceData;

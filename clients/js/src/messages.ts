@@ -24,7 +24,7 @@ export interface FirehoseFilter {
   countries?: string[];
   /** Racing codes T, H, G; any when absent. */
   codes?: string[];
-  /** Event types (`odds.changed`, ...); any when absent. */
+  /** Event types (`odds.changed`, ...) or families (`market.*`); any when absent. */
   types?: string[];
 }
 

@@ -5,7 +5,7 @@
  * was reset) gives a fresh snapshot. Conflated streams hold their entries for the next flush.
  */
 
-import type { FirehoseFilter, StreamPosition } from '@racewire/client/protocol';
+import { type FirehoseFilter, matchesEventType, type StreamPosition } from '@racewire/client/protocol';
 import type { LogEntry } from '../../events/envelope.js';
 import type { RaceCatalog } from './catalog.js';
 import { channelStreams, type ParsedChannel } from './channels.js';
@@ -60,7 +60,7 @@ export function matchesFilter(
   entry: LogEntry & { kind: 'event' },
 ): boolean {
   if (!filter) return true;
-  if (filter.types && !filter.types.includes(entry.event.type)) return false;
+  if (filter.types && !matchesEventType(filter.types, entry.event.type)) return false;
   if (!filter.countries && !filter.codes) return true;
   const raceId = entry.event.raceId ?? catalog.racesOfMeeting(entry.event.meetingId)[0];
   const race = raceId === undefined ? undefined : catalog.race(raceId);

@@ -7,7 +7,10 @@ import { z } from 'zod';
 const id = z.string().min(1).max(100);
 const eventType = z
   .string()
-  .regex(/^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*)$/, 'an event type like runner.scratched, or *');
+  .regex(
+    /^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*(\.\*)?)$/,
+    'an event type like runner.scratched, a family like market.*, or *',
+  );
 
 export const filtersSchema = z.strictObject({
   raceId: id.optional(),
@@ -17,6 +20,10 @@ export const filtersSchema = z.strictObject({
     .regex(/^[A-Za-z]{2,3}$/, 'a country code like AUS')
     .optional(),
   category: z.enum(['T', 'H', 'G']).optional(),
+  // This endpoint's own market thresholds, over the deployment's (docs/webhooks.md#market-thresholds).
+  minStake: z.number().positive().max(1e9).optional(),
+  minMovePct: z.number().positive().max(10_000).optional(),
+  minMoneyPoints: z.number().positive().max(100).optional(),
 });
 
 export const createBody = z.strictObject({

@@ -1,3 +1,4 @@
+import { MARKET_EVENT_TYPES } from '@racewire/client/protocol';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { DISCORD_LIMITS, discordPayload } from '../../../src/delivery/webhooks/formatters/discord.js';
@@ -12,6 +13,7 @@ const types = [
   'race.abandoned',
   'odds.changed',
   'race.status_changed',
+  ...MARKET_EVENT_TYPES,
   'x.unknown',
 ];
 const shaped = fc.record(
@@ -30,6 +32,18 @@ const shaped = fc.record(
       maxLength: 60,
     }),
     significant: fc.boolean(),
+    // Market events (docs/events.md#market-events).
+    stake: fc.double(),
+    product: fc.string({ maxLength: 400 }),
+    selections: fc.array(fc.record({ runnerNumber: fc.integer(), name: fc.string({ maxLength: 300 }) }), {
+      maxLength: 60,
+    }),
+    flucs: fc.array(fc.record({ timestamp: fc.string(), price: fc.double() }), { maxLength: 60 }),
+    from: fc.oneof(fc.double(), fc.string({ maxLength: 300 })),
+    to: fc.oneof(fc.double(), fc.string({ maxLength: 300 })),
+    changePct: fc.double(),
+    pool: fc.string({ maxLength: 400 }),
+    milestone: fc.double(),
   },
   { requiredKeys: [] },
 );

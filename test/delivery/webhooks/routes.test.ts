@@ -101,6 +101,8 @@ describe('webhook endpoints API', () => {
       'race.dividends',
       'race.abandoned',
       'odds.changed',
+      'odds.plunge',
+      'market.big_bet',
     ]);
   });
 
@@ -118,7 +120,7 @@ describe('webhook endpoints API', () => {
       ],
       [
         { url: 'https://hooks.example.com/', eventTypes: ['Race Results'] },
-        'eventTypes.0: an event type like runner.scratched, or *',
+        'eventTypes.0: an event type like runner.scratched, a family like market.*, or *',
       ],
       [{ url: 'https://hooks.example.com/', secret: 'mine' }, 'Unrecognized key: "secret"'],
       [

@@ -3,7 +3,10 @@
  * clients/js/src/event-types.ts, but a formatter must never throw, so unknown shapes yield fewer facts and the
  * message degrades to a generic one.
  */
+
+import { MARKET_EVENT_TYPES } from '@racewire/client/protocol';
 import type { RaceEvent } from '../../../events/envelope.js';
+import { marketMessage } from './market-messages.js';
 
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec | undefined =>
@@ -112,12 +115,15 @@ export const CHAT_ALERT_TYPES = [
   'race.dividends',
   'race.abandoned',
   'odds.changed',
+  'odds.plunge',
+  'market.big_bet',
 ];
 
 /** A chat headline and lines for an event, or undefined when it is not worth a message. */
 export function chatMessage(event: RaceEvent): { title: string; lines: string[]; tone: Tone } | undefined {
   const f = eventFacts(event);
   const race = raceLabel(event, f);
+  if ((MARKET_EVENT_TYPES as readonly string[]).includes(event.type)) return marketMessage(event, race);
   const runner = runnerLabel(f.runner);
   switch (event.type) {
     case 'runner.scratched':

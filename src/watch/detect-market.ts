@@ -1,0 +1,120 @@
+/**
+ * Market events (docs/events.md#market-events): plunges and drifts, big bets, money flow, the market mover,
+ * deductions after a scratching and tote pool milestones. Pure, like every detector: the only memory is the
+ * caller's `MoneyMemory` (the money tracker has no times), and thresholds come from `market-thresholds.ts`.
+ */
+import type { DetectedRaceEvent, RaceContext, RunnerRef } from '@racewire/client/protocol';
+import { detectBigBets } from './detect-bets.js';
+import { byRunnerNumber, finite, isRecord, runnerRef, runnersOf, str } from './detect-context.js';
+import { detectPriceMoves, flucsOf } from './detect-price-moves.js';
+import { DEFAULT_MARKET_THRESHOLDS, type MarketThresholds } from './market-thresholds.js';
+import type { MoneyMemory } from './money-flow.js';
+import type { DocRunner, RaceDocument } from './normalise.js';
+
+export interface MarketDetectOptions {
+  thresholds?: MarketThresholds;
+  /** The race's money memory; without one there is no `market.money_flow`. */
+  money?: MoneyMemory;
+  /** Race time of the observation (ms), for the money memory. */
+  observedAt?: number;
+}
+
+/** The runner upstream flags as the mover: the `mover` entrant, else the one runner flagged `mover`. */
+function moverOf(doc: RaceDocument): DocRunner | undefined {
+  const runners = runnersOf(doc);
+  const id = isRecord(doc.mover) ? str(doc.mover.entrant_id) : null;
+  const named = [...runners.values()].find((r) => r.entrant_id === id);
+  if (named) return named;
+  const flagged = [...runners.values()].filter((r) => r.mover === true);
+  return flagged.length === 1 ? flagged[0] : undefined;
+}
+
+function detectMoverChange(prev: RaceDocument, next: RaceDocument, race: RaceContext): DetectedRaceEvent[] {
+  const a = moverOf(prev);
+  const b = moverOf(next);
+  if (!b || a?.entrant_id === b.entrant_id) return [];
+  const win = isRecord(b.odds) ? finite(b.odds.fixed_win) : null;
+  const from: RunnerRef | null = a ? runnerRef(a) : null;
+  return [
+    {
+      type: 'race.mover_changed',
+      data: { race, from, to: runnerRef(b), price: win, openPrice: flucsOf(b)[0]?.price ?? null },
+    },
+  ];
+}
+
+const deductionOf = (r: DocRunner | undefined): { win: number; place: number } | null => {
+  const d = r?.deduction;
+  if (!isRecord(d)) return null;
+  const win = finite(d.win);
+  const place = finite(d.place);
+  return win !== null && place !== null && (win > 0 || place > 0) ? { win, place } : null;
+};
+
+function detectDeductions(prev: RaceDocument, next: RaceDocument, race: RaceContext): DetectedRaceEvent[] {
+  const before = runnersOf(prev);
+  const after = runnersOf(next);
+  const out: DetectedRaceEvent[] = [];
+  for (const key of byRunnerNumber(after)) {
+    const r = after.get(key)!;
+    const now = deductionOf(r);
+    if (!now || r.is_scratched !== true) continue;
+    const was = deductionOf(before.get(key));
+    if (was && was.win === now.win && was.place === now.place) continue;
+    out.push({ type: 'runner.deduction', data: { race, runner: runnerRef(r), ...now, previous: was } });
+  }
+  return out;
+}
+
+function detectPoolMilestones(
+  prev: RaceDocument,
+  next: RaceDocument,
+  race: RaceContext,
+  milestones: readonly number[],
+): DetectedRaceEvent[] {
+  const before = isRecord(prev.tote_pools) ? prev.tote_pools : {};
+  const after = isRecord(next.tote_pools) ? next.tote_pools : {};
+  const out: DetectedRaceEvent[] = [];
+  for (const key of Object.keys(after).sort()) {
+    const a = before[key];
+    const b = after[key];
+    if (!isRecord(a) || !isRecord(b)) continue;
+    const from = finite(a.total);
+    const to = finite(b.total);
+    if (from === null || to === null || to <= from) continue;
+    const passed = milestones.filter((m) => from < m && m <= to);
+    const milestone = passed.at(-1);
+    if (milestone === undefined) continue;
+    out.push({
+      type: 'pool.total',
+      data: {
+        race,
+        pool: str(b.product_type) ?? key,
+        milestone,
+        total: to,
+        previousTotal: from,
+        status: str(b.status),
+      },
+    });
+  }
+  return out;
+}
+
+export function detectMarketEvents(
+  prev: RaceDocument,
+  next: RaceDocument,
+  race: RaceContext,
+  opts: MarketDetectOptions = {},
+): DetectedRaceEvent[] {
+  const th = opts.thresholds ?? DEFAULT_MARKET_THRESHOLDS;
+  return [
+    ...detectPriceMoves(prev, next, race, th),
+    ...detectMoverChange(prev, next, race),
+    ...detectDeductions(prev, next, race),
+    ...detectBigBets(prev, next, race, th),
+    ...(opts.money && opts.observedAt !== undefined
+      ? opts.money.observe(next, opts.observedAt, race, th)
+      : []),
+    ...detectPoolMilestones(prev, next, race, th.poolMilestones),
+  ];
+}

@@ -1,0 +1,93 @@
+/**
+ * `market.money_flow`: a runner's share of the race's money (the sum of its money tracker `hold_percentage`
+ * rows) moves by at least the threshold within the window. The money tracker carries no times, so the
+ * shares seen before are remembered, per race, with the race-time instant each was observed: a
+ * `MoneyMemory` the race pipeline keeps beside the race's document. It is bounded (samples older than the
+ * window are dropped, at most MAX_SAMPLES per runner) and starts empty: after a restart or a hand-over the
+ * first window is quieter, never wrong. A runner's samples restart from the share an event reports, so one
+ * move is reported once.
+ */
+import type { DetectedRaceEvent, RaceContext } from '@racewire/client/protocol';
+import { byRunnerNumber, finite, isRecord, runnerRef, runnersOf } from './detect-context.js';
+import type { MarketThresholds } from './market-thresholds.js';
+import type { RaceDocument } from './normalise.js';
+
+interface Sample {
+  at: number;
+  share: number;
+}
+
+const MAX_SAMPLES = 256;
+
+/** Each runner's share of the money (percent), or undefined when the document has no money tracker. */
+export function moneyShares(doc: RaceDocument): Map<string, number> | undefined {
+  const mt = doc.money_tracker;
+  if (!isRecord(mt) || !isRecord(mt.entrants)) return undefined;
+  const out = new Map<string, number>();
+  for (const rows of Object.values(mt.entrants)) {
+    for (const row of Array.isArray(rows) ? rows : [rows]) {
+      if (!isRecord(row) || typeof row.entrant_id !== 'string') continue;
+      const hold = finite(row.hold_percentage);
+      if (hold !== null) out.set(row.entrant_id, (out.get(row.entrant_id) ?? 0) + hold);
+    }
+  }
+  return out.size > 0 ? out : undefined;
+}
+
+export class MoneyMemory {
+  private readonly samples = new Map<string, Sample[]>();
+
+  /**
+   * Records `doc`'s shares observed at `at` and returns the flows they complete. A document without a
+   * money tracker (the option off, far from the jump) forgets what was seen: the next window starts afresh.
+   */
+  observe(doc: RaceDocument, at: number, race: RaceContext, th: MarketThresholds): DetectedRaceEvent[] {
+    const shares = moneyShares(doc);
+    if (!shares || !Number.isFinite(at)) {
+      this.samples.clear();
+      return [];
+    }
+    const windowMs = th.moneyWindowMinutes * 60_000;
+    const runners = runnersOf(doc);
+    const out: DetectedRaceEvent[] = [];
+    for (const key of byRunnerNumber(runners)) {
+      const runner = runners.get(key)!;
+      const share = shares.get(runner.entrant_id);
+      if (share === undefined || runner.is_scratched === true) {
+        this.samples.delete(runner.entrant_id);
+        continue;
+      }
+      const kept = (this.samples.get(runner.entrant_id) ?? []).filter(
+        (s) => s.at >= at - windowMs && s.at <= at,
+      );
+      // The trend over the window: from the oldest share still in it, not the most extreme one, so a
+      // noisy tick that comes straight back is not a flow.
+      const base = kept[0];
+      const change = base === undefined ? 0 : Math.round((share - base.share) * 10) / 10;
+      if (base && Math.abs(change) >= th.moneyFlowPoints) {
+        out.push({
+          type: 'market.money_flow',
+          data: {
+            race,
+            runner: runnerRef(runner),
+            from: base.share,
+            to: share,
+            changePoints: change,
+            direction: change > 0 ? 'for' : 'against',
+            window: {
+              minutes: th.moneyWindowMinutes,
+              from: new Date(base.at).toISOString(),
+              to: new Date(at).toISOString(),
+            },
+          },
+        });
+        this.samples.set(runner.entrant_id, [{ at, share }]);
+        continue;
+      }
+      kept.push({ at, share });
+      this.samples.set(runner.entrant_id, kept.slice(-MAX_SAMPLES));
+    }
+    for (const id of this.samples.keys()) if (!shares.has(id)) this.samples.delete(id);
+    return out;
+  }
+}
