@@ -8,6 +8,7 @@ import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
+import type { DroppedRow } from '../upstream/schemas.js';
 import { createMeetingPipeline } from './meeting-pipeline.js';
 import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
 import { createRacePipeline } from './race-pipeline.js';
@@ -22,6 +23,8 @@ export interface PollingRoleDeps {
   discoveryIntervalMs: number;
   /** Every race payload's outcome (metrics). */
   onOutcome?: (outcome: RaceOutcome) => void;
+  /** Rows dropped from /meetings pages (metrics). */
+  onDroppedRows?: (rows: DroppedRow[]) => void;
 }
 
 export interface PollingRole {
@@ -60,6 +63,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
         return outcome;
       },
       onMeetings: (meetings) => meetingPipeline.process(meetings),
+      onDroppedRows: deps.onDroppedRows,
       subscribers: deps.subscribers,
       discoveryIntervalMs: deps.discoveryIntervalMs,
     });

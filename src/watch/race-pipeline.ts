@@ -1,7 +1,9 @@
 /**
  * The race pipeline's I/O shell: previous document in, pure tracker step, durable append, publish.
  * Documents are cached in memory and loaded from the log's head on first use, so a restart continues diffing
- * from the last stored document: no duplicate events, none missed.
+ * from the last stored document: no duplicate events, none missed. Each race's trust state (payload order,
+ * claims awaiting confirmation: trust.ts) is kept in memory beside it; a restart starts it afresh, which
+ * only delays confirmations.
  */
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
@@ -9,7 +11,7 @@ import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import type { EventResponse } from '../upstream/schemas.js';
 import type { RaceOutcome } from './poller.js';
-import { type RaceDocument, trackRace } from './track-race.js';
+import { type RaceDocument, type TrustState, trackRace } from './track-race.js';
 
 export interface RacePipeline {
   process(raceId: string, payload: EventResponse): Promise<RaceOutcome>;
@@ -24,6 +26,7 @@ export function createRacePipeline(deps: {
   logger: Logger;
 }): RacePipeline {
   const documents = new Map<string, RaceDocument>();
+  const trust = new Map<string, TrustState>();
   // One change per race at a time: the poller never fetches a race twice at once, but be safe.
   const tails = new Map<string, Promise<unknown>>();
 
@@ -38,12 +41,25 @@ export function createRacePipeline(deps: {
 
   async function step(raceId: string, payload: EventResponse): Promise<RaceOutcome> {
     const prev = await current(raceId);
-    const result = trackRace(prev, payload, { raceId, observedAt: deps.clock.now() });
+    const dropped = payload.droppedRows ?? [];
+    for (const row of dropped) {
+      deps.logger.warn({ raceId, code: row.code, path: row.path, reason: row.reason }, 'row dropped');
+    }
+    const droppedRows = dropped.length > 0 ? { droppedRows: dropped } : {};
+    const result = trackRace(prev, payload, {
+      raceId,
+      observedAt: deps.clock.now(),
+      trust: trust.get(raceId),
+    });
     if (result.kind === 'rejected') {
       deps.logger.warn({ raceId, code: result.code, reason: result.reason }, 'payload rejected: no events');
-      return { kind: 'rejected', code: result.code, ...summary(prev) };
+      return { kind: 'rejected', code: result.code, ...droppedRows, ...summary(prev) };
     }
-    if (result.kind === 'unchanged') return { kind: 'unchanged', ...summary(prev) };
+    if (result.held.length > 0) deps.logger.info({ raceId, held: result.held }, 'held until confirmed');
+    if (result.kind === 'unchanged') {
+      trust.set(raceId, result.trust);
+      return { kind: 'unchanged', ...droppedRows, ...summary(prev) };
+    }
     let entries: Awaited<ReturnType<EventLog['append']>>;
     try {
       entries = await deps.log.append(raceId, {
@@ -58,8 +74,9 @@ export function createRacePipeline(deps: {
       throw err;
     }
     documents.set(raceId, result.document);
+    trust.set(raceId, result.trust);
     deps.bus.publish(entries);
-    return { kind: 'changed', ...summary(result.document) };
+    return { kind: 'changed', ...droppedRows, ...summary(result.document) };
   }
 
   return {
