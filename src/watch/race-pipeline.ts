@@ -12,6 +12,7 @@ import type { EventLog } from '../store/ports.js';
 import type { EventResponse } from '../upstream/schemas.js';
 import type { RaceOutcome } from './poller.js';
 import { type RaceDocument, type TrustState, trackRace } from './track-race.js';
+import { resumedTrust } from './trust.js';
 
 export interface RacePipeline {
   process(raceId: string, payload: EventResponse): Promise<RaceOutcome>;
@@ -36,6 +37,12 @@ export function createRacePipeline(deps: {
     const head = await deps.log.head(raceId);
     const doc = head.document as RaceDocument | undefined;
     if (doc) documents.set(raceId, doc);
+    if (doc && !trust.has(raceId)) {
+      // After a restart the payload order resumes from the last change the log holds.
+      const last = await deps.log.read(raceId, head.seq - 1);
+      const at = last.ok ? Date.parse(last.entries.at(-1)?.timestamp ?? '') : Number.NaN;
+      if (Number.isFinite(at)) trust.set(raceId, resumedTrust(at));
+    }
     return doc;
   }
 
@@ -71,6 +78,7 @@ export function createRacePipeline(deps: {
       // A failed append may still have been written (a reply lost on the way back): diff the next payload
       // against what the log holds, not against the cache, so no event is made twice.
       documents.delete(raceId);
+      trust.delete(raceId);
       throw err;
     }
     documents.set(raceId, result.document);

@@ -40,6 +40,16 @@ export interface TrustState {
 export const EMPTY_TRUST: TrustState = { pending: {} };
 
 /**
+ * The trust state of a race after a restart, from the time its last change was appended: a payload
+ * generated before that is older than what the log holds (stale), as `generated_time` and racewire's
+ * race clock agree to within clock skew (the embedded simulator shares the clock). Claims start afresh.
+ */
+export const resumedTrust = (lastAppendedAt: number): TrustState => ({
+  generatedTime: new Date(lastAppendedAt).toISOString(),
+  pending: {},
+});
+
+/**
  * A claim's confirmation bookkeeping, shared by races and meetings: `believe(path, seen)` records that this
  * payload claims `seen` at `path` and answers whether the claim is now confirmed (apply it) or held.
  * `pending` ends up holding the claims still waiting; a claim not made again by this payload is forgotten
@@ -115,6 +125,15 @@ const placingsKey = (p: Map<string, number>) =>
     .map(([id, pos]) => `${id}:${pos}`)
     .sort()
     .join(',');
+
+/**
+ * Whether placings have a gap: positions run 1, 2, 3, ... with a tie repeating its position and the next
+ * one skipping (1, 1, 3). A gap (1, 2, 4) means rows are missing, so the list is partial, not news.
+ */
+function hasGap(p: Map<string, number>): boolean {
+  const positions = [...p.values()].sort((x, y) => x - y);
+  return positions.some((pos, i) => pos !== i + 1 && pos !== positions[i - 1]);
+}
 
 /** Whether `next`'s placings take back anything `prev` published (a row gone or a position moved). */
 function placingsRetracted(prev: Map<string, number>, next: Map<string, number>): boolean {
@@ -194,9 +213,10 @@ export function reconcile(
   let results = next.results;
   const before = placings(prev);
   const after = placings(next);
-  if (placingsRetracted(before, after) && !believe('/results', placingsKey(after), 'results')) {
-    results = prev.results;
-  }
+  // A gap (rows missing from the middle) looks like a partial list, so it is confirmed first too.
+  const suspect =
+    placingsRetracted(before, after) || (hasGap(after) && placingsKey(after) !== placingsKey(before));
+  if (suspect && !believe('/results', placingsKey(after), 'results')) results = prev.results;
 
   let dividends = next.dividends;
   const beforeRows = records(prev.dividends);
@@ -220,7 +240,8 @@ export function reconcile(
     race: race as RaceDocument['race'],
     runners: runners as RaceDocument['runners'],
   };
-  if (results !== next.results) document.results = results;
+  if (results === undefined) delete document.results;
+  else if (results !== next.results) document.results = results;
   if (dividends !== next.dividends) document.dividends = dividends;
   return { document, pending, held };
 }

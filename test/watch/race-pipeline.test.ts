@@ -171,4 +171,29 @@ describe('race pipeline: dropped payloads and rows', () => {
       ['row dropped', RACE_ID, 'bad_row', 'data.runners[2]'],
     ]);
   });
+
+  it('after a restart, drops a payload generated before the last change the log holds', async () => {
+    const log = createMemoryEventLog();
+    const clock = createManualClock(Date.parse('2025-07-17T00:30:00Z'));
+    const options = { log, bus: createMemoryBus(), clock, logger };
+    const at = (payload: EventResponse, time: string) => ({
+      ...payload,
+      header: { ...payload.header, generated_time: time },
+    });
+    const first = createRacePipeline(options);
+    await first.process(RACE_ID, at(openPayload(), '2025-07-17T00:29:59Z'));
+    const firmer = change(openPayload(), (d) => {
+      runner(d, 1).odds.fixed_win = 4.2;
+    });
+    await first.process(RACE_ID, at(firmer, '2025-07-17T00:30:00Z'));
+    await clock.advance(60_000);
+    const second = createRacePipeline(options);
+    expect(await second.process(RACE_ID, at(openPayload(), '2025-07-17T00:29:59.5Z'))).toMatchObject({
+      kind: 'rejected',
+      code: 'stale',
+    });
+    expect(await second.process(RACE_ID, at(firmer, '2025-07-17T00:31:00Z'))).toMatchObject({
+      kind: 'unchanged',
+    });
+  });
 });
