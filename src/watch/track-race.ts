@@ -4,10 +4,12 @@
  * snapshot only. The trust state (payload order and claims awaiting confirmation, see trust.ts) goes in
  * and comes out with every result but a rejection.
  */
+import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import type { NewEntry } from '../events/envelope.js';
 import type { DroppedRow, EventResponse } from '../upstream/schemas.js';
 import { detectEvents } from './detect.js';
-import type { DetectOptions } from './detect-context.js';
+import { type DetectOptions, raceContext, runnersOf } from './detect-context.js';
+import { favouriteEvents, favouriteOf } from './detect-odds.js';
 import { diffDocuments, SNAPSHOT_FRACTION, shouldSnapshot } from './diff.js';
 import { generatedBefore } from './generated-time.js';
 import { type AssessCode, assessPayload, normaliseEvent, type RaceDocument } from './normalise.js';
@@ -85,7 +87,22 @@ export function trackRace(
   });
   const trust: TrustState = { generatedTime: order, pending };
   const ops = diffDocuments(prev, document);
-  if (ops.length === 0) return { kind: 'unchanged', trust, held };
+  const events = detectEvents(prev, document, opts);
+  // The favourite follows every runner's price: while one is held the document mixes old and new prices,
+  // so no favourite is reported; once none is held it is reported against the one last reported.
+  const reportedKey = state.favourite === undefined ? favouriteOf(prev)?.key : state.favourite;
+  const at = events.findIndex(
+    (e) => e.type === 'race.favourite_changed' || e.type === 'race.results' || e.type === 'race.dividends',
+  );
+  const rest: DetectedRaceEvent[] = events.filter((e) => e.type !== 'race.favourite_changed');
+  if (held.some((path) => path.includes('/odds'))) {
+    trust.favourite = reportedKey ?? null;
+  } else {
+    const reported = reportedKey ? runnersOf(document).get(reportedKey) : undefined;
+    const from = reportedKey && reported ? { key: reportedKey, runner: reported } : undefined;
+    rest.splice(at === -1 ? rest.length : at, 0, ...favouriteEvents(from, document, raceContext(document)));
+  }
+  if (ops.length === 0 && rest.length === 0) return { kind: 'unchanged', trust, held };
   const entries: NewEntry[] = [
     shouldSnapshot(ops, document, opts.snapshotFraction ?? SNAPSHOT_FRACTION)
       ? { kind: 'snapshot', document }
@@ -93,7 +110,7 @@ export function trackRace(
   ];
   const meetingId = document.race.meeting_id;
   const raceId = document.race.event_id;
-  for (const event of detectEvents(prev, document, opts)) {
+  for (const event of rest) {
     entries.push({ kind: 'event', event: { type: event.type, data: event.data, meetingId, raceId } });
   }
   return { kind: 'changed', document, entries, trust, held };

@@ -35,6 +35,11 @@ export interface TrustState {
   generatedTime?: string;
   /** Claims waiting for confirmation, by the document path they are about. */
   pending: Readonly<Record<string, PendingClaim>>;
+  /**
+   * The runner key of the favourite last reported, when it differs from the stored document's: while a
+   * price is held the document mixes old and new prices, so its favourite is not reported.
+   */
+  favourite?: string | null;
 }
 
 export const EMPTY_TRUST: TrustState = { pending: {} };
