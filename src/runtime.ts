@@ -22,7 +22,7 @@ import { buildApp } from './http/app.js';
 import { registerBoard } from './http/board.js';
 import { budgetReadiness, registerHealthRoutes, upstreamReadiness } from './http/health.js';
 import { bindMetricSources } from './http/metric-sources.js';
-import { createMetrics, registerMetricsRoute } from './http/metrics.js';
+import { countDroppedRows, createMetrics, registerMetricsRoute } from './http/metrics.js';
 import { opsSummary } from './http/ops-summary.js';
 import { registerRaceRoutes } from './http/race-routes.js';
 import { createRecentEvents } from './http/recent-events.js';
@@ -139,7 +139,9 @@ export async function startRacewire(opts: {
     market: config.MARKET_THRESHOLDS,
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
+      countDroppedRows(metrics, outcome.droppedRows);
     },
+    onDroppedRows: (rows) => countDroppedRows(metrics, rows),
   });
   const view = nodeRaceView(role.poller, backend.sharedView);
 

@@ -48,6 +48,12 @@ export function createMetrics(node?: string) {
       labelNames: ['code'] as const,
       registers: [registry],
     }),
+    droppedRows: new Counter({
+      name: 'racewire_dropped_rows_total',
+      help: 'Rows dropped from upstream payloads by validation (the rest of the payload used), by collection and code',
+      labelNames: ['collection', 'code'] as const,
+      registers: [registry],
+    }),
     recordingDropped: new Counter({
       name: 'racewire_recording_dropped_total',
       help: 'Upstream responses RECORD_DIR did not record: buffer_full (the writer fell behind) or write_failed',
@@ -120,6 +126,17 @@ export function createMetrics(node?: string) {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Counts dropped rows by the collection their path ends in (`data.meetings[0].races[3]` -> races). */
+export function countDroppedRows(
+  metrics: Metrics,
+  rows: readonly { path: string; code: string }[] | undefined,
+): void {
+  for (const row of rows ?? []) {
+    const collection = /([A-Za-z_]+)\[\d+\]$/.exec(row.path)?.[1] ?? 'unknown';
+    metrics.droppedRows.inc({ collection, code: row.code });
+  }
+}
 
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get(

@@ -9,15 +9,17 @@
  *   an unknown value is data, not a crash. The known values are exported for typing and docs.
  */
 import { z } from 'zod';
+import { withRacingCode } from './racing-code.js';
+import { type RowRule, screenRows } from './row-screen.js';
+
+export { RACING_CODES, type RacingCode, racingCode } from './racing-code.js';
+export type { DroppedRow } from './row-screen.js';
 
 /** Race statuses seen in the spec (`Upcoming`) or in the real data (`Open`, `Closed`, ...). */
 export const KNOWN_RACE_STATUSES = ['Open', 'Upcoming', 'Closed', 'Interim', 'Final', 'Abandoned'] as const;
 export type KnownRaceStatus = (typeof KNOWN_RACE_STATUSES)[number];
 /** Any status string; unknown ones are kept as they are. */
 export type RaceStatus = KnownRaceStatus | (string & {});
-
-/** Racing codes (meeting `category`). */
-export const RACING_CODES = ['T', 'H', 'G'] as const;
 
 const nullableNumber = z.number().nullable().optional();
 
@@ -27,14 +29,24 @@ export const headerSchema = z.looseObject({
   url: z.string().optional(),
 });
 
-/** Wraps a `data` schema in the response envelope every operation shares. */
+const droppedRowSchema = z.object({ path: z.string(), code: z.literal('bad_row'), reason: z.string() });
+
+/**
+ * Wraps a `data` schema in the response envelope every operation shares. `droppedRows` is racewire's own:
+ * the rows `screenRows` removed before validation (see row-screen.ts), absent when none.
+ */
 export function envelopeSchema<D extends z.ZodType>(data: D) {
   return z.looseObject({
     header: headerSchema,
     params: z.record(z.string(), z.unknown()).optional(),
     data,
+    droppedRows: z.array(droppedRowSchema).optional(),
   });
 }
+
+/** The envelope around `data`, with the rows of `rules` screened one by one first. */
+const screenedEnvelope = <D extends z.ZodType>(data: D, rules: readonly RowRule[]) =>
+  z.preprocess((payload) => screenRows(payload, rules), envelopeSchema(data));
 
 // ---- /meetings and /meetings/{id} -------------------------------------------------------------
 
@@ -52,19 +64,26 @@ export const raceSummarySchema = z.looseObject({
   tote_start_time: z.string().optional(),
 });
 
-export const meetingSchema = z.looseObject({
-  meeting: z.string().min(1),
-  name: z.string(),
-  date: z.string(),
-  track_condition: z.string().nullable().optional(),
-  category: z.string(),
-  category_name: z.string().optional(),
-  country: z.string(),
-  state: z.string().optional(),
-  races: z.array(raceSummarySchema),
-});
+export const meetingSchema = z
+  .looseObject({
+    meeting: z.string().min(1),
+    name: z.string(),
+    date: z.string(),
+    track_condition: z.string().nullable().optional(),
+    /** Normalised to `T`, `H` or `G` (racing-code.ts); another spelling is kept as `category_upstream`. */
+    category: z.string(),
+    category_name: z.string().optional(),
+    country: z.string(),
+    state: z.string().optional(),
+    races: z.array(raceSummarySchema),
+  })
+  .transform((m) => withRacingCode(m, 'category'));
 
-export const meetingsResponseSchema = envelopeSchema(z.looseObject({ meetings: z.array(meetingSchema) }));
+/** A bad race summary is dropped from its meeting, a bad meeting from the list; the rest is used. */
+export const meetingsResponseSchema = screenedEnvelope(z.looseObject({ meetings: z.array(meetingSchema) }), [
+  { path: ['data', 'meetings', '*', 'races'], schema: raceSummarySchema },
+  { path: ['data', 'meetings'], schema: meetingSchema },
+]);
 
 // ---- /races/{id} (shape A) ----------------------------------------------------------------------
 
@@ -147,20 +166,22 @@ export const totePoolSchema = z.looseObject({
   status: z.string(),
 });
 
-export const raceBSchema = z.looseObject({
-  event_id: z.string().min(1),
-  meeting_id: z.string().min(1),
-  meeting_name: z.string(),
-  status: z.string(),
-  description: z.string(),
-  race_number: z.number().int(),
-  advertised_start: z.number(),
-  actual_start: z.number().nullable().optional(),
-  type: z.string().optional(),
-  country: z.string().optional(),
-  track_condition: z.string().nullable().optional(),
-  distance: z.number().optional(),
-});
+export const raceBSchema = z
+  .looseObject({
+    event_id: z.string().min(1),
+    meeting_id: z.string().min(1),
+    meeting_name: z.string(),
+    status: z.string(),
+    description: z.string(),
+    race_number: z.number().int(),
+    advertised_start: z.number(),
+    actual_start: z.number().nullable().optional(),
+    type: z.string().optional(),
+    country: z.string().optional(),
+    track_condition: z.string().nullable().optional(),
+    distance: z.number().optional(),
+  })
+  .transform((race) => withRacingCode(race, 'type'));
 
 export const eventDataSchema = z.looseObject({
   race: raceBSchema,
@@ -173,7 +194,13 @@ export const eventDataSchema = z.looseObject({
   error: z.string().optional(),
 });
 
-export const eventResponseSchema = envelopeSchema(eventDataSchema);
+/** Bad runner, result, dividend or tote pool rows are dropped one by one; the rest of the payload is used. */
+export const eventResponseSchema = screenedEnvelope(eventDataSchema, [
+  { path: ['data', 'runners'], schema: runnerBSchema },
+  { path: ['data', 'results'], schema: resultBSchema },
+  { path: ['data', 'dividends'], schema: dividendSchema },
+  { path: ['data', 'tote_pools'], schema: totePoolSchema },
+]);
 
 // ---- Types --------------------------------------------------------------------------------------
 

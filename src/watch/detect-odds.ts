@@ -3,13 +3,7 @@
  * Scratched runners keep stale fixed odds upstream, so their prices are ignored. A runner whose whole odds
  * record is missing (before or after) is treated as missing data, not as every price withdrawn or opened.
  */
-import type {
-  DetectedRaceEvent,
-  OddsDirection,
-  OddsMarket,
-  RaceContext,
-  RunnerRef,
-} from '@racewire/client/protocol';
+import type { DetectedRaceEvent, OddsDirection, OddsMarket, RaceContext } from '@racewire/client/protocol';
 import {
   byRunnerNumber,
   DEFAULT_SIGNIFICANT_MOVE_PCT,
@@ -104,14 +98,26 @@ export function detectFavouriteChange(
   next: RaceDocument,
   race: RaceContext,
 ): DetectedRaceEvent[] {
-  const a = favouriteOf(prev);
+  return favouriteEvents(favouriteOf(prev), next, race);
+}
+
+/** `race.favourite_changed` when `next`'s favourite is not `from` (none when `next` has no favourite). */
+export function favouriteEvents(
+  from: { key: string; runner: DocRunner } | undefined,
+  next: RaceDocument,
+  race: RaceContext,
+): DetectedRaceEvent[] {
   const b = favouriteOf(next);
-  if (!b || a?.key === b.key) return [];
-  const from: RunnerRef | null = a ? runnerRef(a.runner) : null;
+  if (!b || from?.key === b.key) return [];
   return [
     {
       type: 'race.favourite_changed',
-      data: { race, from, to: runnerRef(b.runner), price: price(b.runner.odds, 'fixed_win') },
+      data: {
+        race,
+        from: from ? runnerRef(from.runner) : null,
+        to: runnerRef(b.runner),
+        price: price(b.runner.odds, 'fixed_win'),
+      },
     },
   ];
 }

@@ -13,6 +13,20 @@ const RUN_STATUSES: ReadonlySet<string> = new Set(['Interim', 'Final']);
 const hasJumped = (race: RaceDocument['race']): boolean =>
   (finite(race.actual_start) ?? 0) > 0 || RUN_STATUSES.has(race.status);
 
+/**
+ * What the payload says of a protest. The real list keeps `protest: true` once a protest is decided and
+ * says how in `protest_reason` ("Protest UPHELD 2nd (#4) vs 1st (#3)", "Protest DISMISSED - ...", or a
+ * stewards' disqualification, which moves placings as an upheld protest does). Upstream may omit `protest`
+ * when there is none, so absent counts as none.
+ */
+export function protestStatus(race: RaceDocument['race']): 'none' | 'lodged' | 'upheld' | 'dismissed' {
+  if (race.protest !== true) return 'none';
+  const reason = str(race.protest_reason) ?? '';
+  if (/\bdismiss/i.test(reason)) return 'dismissed';
+  if (/\bupheld\b|disqualif/i.test(reason)) return 'upheld';
+  return 'lodged';
+}
+
 export function detectRaceChanges(
   prev: RaceDocument,
   next: RaceDocument,
@@ -61,15 +75,15 @@ export function detectRaceChanges(
     out.push({ type: 'race.track_condition_changed', data: { race, from: fromTrack, to: toTrack } });
   }
 
-  // Upstream may omit `protest` when there is none, so absent counts as false here.
-  const protest = b.protest;
-  if (typeof protest === 'boolean' && protest !== (a.protest === true)) {
+  const fromProtest = protestStatus(a);
+  const toProtest = protestStatus(b);
+  if (toProtest !== fromProtest && (toProtest !== 'none' || fromProtest !== 'none')) {
     const reason = str(b.protest_reason);
     out.push({
       type: 'race.protest',
       data: {
         race,
-        status: protest ? 'lodged' : 'resolved',
+        status: toProtest === 'none' ? 'resolved' : toProtest,
         reason: reason && reason !== '' ? reason : null,
       },
     });

@@ -1,7 +1,9 @@
 /**
  * Meeting streams: each meeting's record from discovery (its races with status and start) is the document of
  * stream `meeting:<id>`, so a meeting subscriber sees races added, removed, delayed or changing status as
- * patches, plus meeting-level events. The first sight of a meeting is a snapshot without events.
+ * patches, plus meeting-level events. The first sight of a meeting is a snapshot without events. A race
+ * missing from a list or a status going back is held until confirmed (meeting-trust.ts); what is pending
+ * is kept in memory, so a restart only starts confirmations afresh.
  */
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
@@ -10,6 +12,8 @@ import type { EventLog } from '../store/ports.js';
 import type { Meeting } from '../upstream/schemas.js';
 import { detectMeetingChanges } from './detect-meetings.js';
 import { diffDocuments, shouldSnapshot } from './diff.js';
+import { reconcileMeeting } from './meeting-trust.js';
+import type { PendingClaim } from './trust.js';
 
 export interface MeetingPipeline {
   process(meetings: Meeting[]): Promise<void>;
@@ -17,6 +21,7 @@ export interface MeetingPipeline {
 
 export function createMeetingPipeline(deps: { log: EventLog; bus: Bus; clock: Clock }): MeetingPipeline {
   const documents = new Map<string, Meeting>();
+  const pendingClaims = new Map<string, Record<string, PendingClaim>>();
 
   async function previous(stream: string): Promise<Meeting | undefined> {
     const cached = documents.get(stream);
@@ -30,9 +35,17 @@ export function createMeetingPipeline(deps: { log: EventLog; bus: Bus; clock: Cl
     async process(meetings) {
       for (const raw of meetings) {
         // A JSON round trip drops undefined members, which JSON Patch cannot express.
-        const next = JSON.parse(JSON.stringify(raw)) as Meeting;
-        const stream = meetingStreamId(next.meeting);
+        const listed = JSON.parse(JSON.stringify(raw)) as Meeting;
+        const stream = meetingStreamId(listed.meeting);
         const prev = await previous(stream);
+        let next = listed;
+        if (prev) {
+          const trusted = reconcileMeeting(prev, listed, pendingClaims.get(stream) ?? {}, {
+            now: deps.clock.now(),
+          });
+          next = trusted.meeting;
+          pendingClaims.set(stream, trusted.pending);
+        }
         const entries: NewEntry[] = [];
         if (!prev) {
           entries.push({ kind: 'snapshot', document: next });

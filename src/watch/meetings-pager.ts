@@ -47,7 +47,9 @@ export async function* meetingPages(
     });
     const meetings = response.data.meetings;
     yield meetings;
-    if (meetings.length < pageSize) return;
+    // A meeting dropped as a bad row still came in this page: the page is short only if upstream sent less.
+    const dropped = (response.droppedRows ?? []).filter((row) => /^data\.meetings\[\d+\]$/.test(row.path));
+    if (meetings.length + dropped.length < pageSize) return;
   }
   throw new TooManyPagesError(date, MAX_PAGES);
 }

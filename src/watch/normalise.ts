@@ -5,6 +5,7 @@
  * as they are), each keyed record still holds its identity field, and a duplicate identity gets a `#2`, `#3`
  * suffix rather than overwriting. Pure: no I/O, no clock.
  */
+import { withRacingCode } from '../upstream/racing-code.js';
 import type { Dividend, EventResponse, ResultB, RunnerB, TotePool } from '../upstream/schemas.js';
 
 /** A runner as kept in the document: `flucs_with_timestamp.last_six` is keyed by its fluc timestamps. */
@@ -184,6 +185,10 @@ export function normaliseEvent(payload: EventResponse): RaceDocument {
       case 'money_tracker':
         out.money_tracker = normaliseMoneyTracker(v);
         break;
+      case 'race':
+        // One racing code everywhere: `type` is T, H or G (the upstream spelling kept as `type_upstream`).
+        out.race = isRecord(v) ? withRacingCode(v, 'type') : v;
+        break;
       default:
         out[key] = v;
     }
@@ -200,7 +205,6 @@ export type AssessCode =
   | 'runners_missing'
   | 'runners_vanished'
   | 'runners_truncated'
-  | 'results_vanished'
   | 'malformed';
 
 export type Assessment = { ok: true } | { ok: false; code: AssessCode; reason: string };
@@ -210,8 +214,9 @@ const countOf = (v: unknown): number =>
 
 /**
  * Whether a payload can be diffed against `prev` without inventing events. A partial payload (runners
- * missing or emptied, results gone while the race is not abandoned) or an upstream error yields no patch
- * and no events: a missing runners list is not twelve scratchings.
+ * missing, emptied or truncated) or an upstream error yields no patch and no events: a missing runners list
+ * is not twelve scratchings. Smaller losses (one runner, a result row, results gone) are left to the trust
+ * model (trust.ts), which holds them until confirmed and uses the rest of the payload.
  */
 export function assessPayload(
   payload: EventResponse,
@@ -248,9 +253,6 @@ export function assessPayload(
         reason: `${missing} of ${Object.keys(prev.runners).length} known runners are missing from the list`,
       };
     }
-  }
-  if (prev && countOf(prev.results) > 0 && countOf(data.results) === 0 && data.race.status !== 'Abandoned') {
-    return { ok: false, code: 'results_vanished', reason: 'results are missing but the race had results' };
   }
   return { ok: true };
 }

@@ -7,7 +7,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventOptions } from '../upstream/client.js';
-import type { EventResponse, Meeting, MeetingsResponse } from '../upstream/schemas.js';
+import type { DroppedRow, EventResponse, Meeting, MeetingsResponse } from '../upstream/schemas.js';
 import { applyMeetings } from './discovery.js';
 import { AHEAD_INTERVAL_MS, currentWindows, type DayWindow, windowDueAt } from './discovery-windows.js';
 import { DEFAULT_PAGE_SIZE, type MeetingsPageQuery, meetingPages } from './meetings-pager.js';
@@ -29,8 +29,10 @@ export interface RaceSource {
 /** What became of one fetched payload, as the race pipeline reports it. */
 export interface RaceOutcome {
   kind: 'changed' | 'unchanged' | 'rejected';
-  /** Why a payload was rejected (`runners_missing`, ...). */
+  /** Why a payload was rejected (`runners_missing`, `stale`, ...). */
   code?: string;
+  /** Rows the payload's validation dropped (logged by the pipeline; counted by the caller). */
+  droppedRows?: DroppedRow[];
   /** Status and dividend stage of the race's current document, when it has one. */
   status?: string;
   dividends?: DividendStage;
@@ -44,6 +46,8 @@ export interface PollerDeps {
   onEvent: (raceId: string, payload: EventResponse) => Promise<RaceOutcome>;
   /** Receives every successful discovery (for meeting-level events). */
   onMeetings?: (meetings: Meeting[]) => Promise<void>;
+  /** Rows dropped from /meetings pages (each already logged with its path), for metrics. */
+  onDroppedRows?: (rows: DroppedRow[]) => void;
   subscribers: () => ReadonlyMap<string, number>;
   /** Refresh interval of a day with live races (docs/upstream-client.md#discovery). */
   discoveryIntervalMs: number;
@@ -132,8 +136,17 @@ export function createPoller(deps: PollerDeps): Poller {
   /** Lists every page of one day; a failure keeps what earlier pages showed and retries the day later. */
   async function refreshDay(date: string): Promise<void> {
     const raceIds = new Set<string>();
-    const fetchPage = (query: MeetingsPageQuery) =>
-      deps.source.meetings(query, { priority: PRIORITY.discovery, signal: stopping.signal });
+    const fetchPage = async (query: MeetingsPageQuery) => {
+      const page = await deps.source.meetings(query, {
+        priority: PRIORITY.discovery,
+        signal: stopping.signal,
+      });
+      for (const row of page.droppedRows ?? []) {
+        logger.warn({ date, code: row.code, path: row.path, reason: row.reason }, 'row dropped');
+      }
+      if (page.droppedRows) deps.onDroppedRows?.(page.droppedRows);
+      return page;
+    };
     try {
       for await (const meetings of meetingPages(
         fetchPage,

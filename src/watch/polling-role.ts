@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import type { EventOptions } from '../upstream/client.js';
 import type { MarketThresholds } from './market-thresholds.js';
+import type { DroppedRow } from '../upstream/schemas.js';
 import { createMeetingPipeline } from './meeting-pipeline.js';
 import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
 import { createRacePipeline } from './race-pipeline.js';
@@ -29,6 +30,8 @@ export interface PollingRoleDeps {
   market?: MarketThresholds;
   /** Every race payload's outcome (metrics). */
   onOutcome?: (outcome: RaceOutcome) => void;
+  /** Rows dropped from /meetings pages (metrics). */
+  onDroppedRows?: (rows: DroppedRow[]) => void;
 }
 
 export interface PollingRole {
@@ -68,6 +71,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
         return outcome;
       },
       onMeetings: (meetings) => meetingPipeline.process(meetings),
+      onDroppedRows: deps.onDroppedRows,
       subscribers: deps.subscribers,
       discoveryIntervalMs: deps.discoveryIntervalMs,
       eventOptions: deps.eventOptions,

@@ -1,7 +1,9 @@
 /**
  * The race pipeline's I/O shell: previous document in, pure tracker step, durable append, publish.
  * Documents are cached in memory and loaded from the log's head on first use, so a restart continues diffing
- * from the last stored document: no duplicate events, none missed.
+ * from the last stored document: no duplicate events, none missed. Each race's trust state (payload order,
+ * claims awaiting confirmation: trust.ts) is kept in memory beside it; a restart starts it afresh, which
+ * only delays confirmations.
  */
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
@@ -11,7 +13,8 @@ import type { EventResponse } from '../upstream/schemas.js';
 import type { MarketThresholds } from './market-thresholds.js';
 import { MoneyMemory } from './money-flow.js';
 import type { RaceOutcome } from './poller.js';
-import { type RaceDocument, trackRace } from './track-race.js';
+import { type RaceDocument, type TrustState, trackRace } from './track-race.js';
+import { resumedTrust } from './trust.js';
 
 export interface RacePipeline {
   process(raceId: string, payload: EventResponse): Promise<RaceOutcome>;
@@ -31,6 +34,7 @@ export function createRacePipeline(deps: {
   // The money tracker has no times: each race's shares seen before, for market.money_flow (money-flow.ts).
   const money = new Map<string, MoneyMemory>();
   const moneyOf = (raceId: string) => money.get(raceId) ?? money.set(raceId, new MoneyMemory()).get(raceId);
+  const trust = new Map<string, TrustState>();
   // One change per race at a time: the poller never fetches a race twice at once, but be safe.
   const tails = new Map<string, Promise<unknown>>();
 
@@ -40,21 +44,37 @@ export function createRacePipeline(deps: {
     const head = await deps.log.head(raceId);
     const doc = head.document as RaceDocument | undefined;
     if (doc) documents.set(raceId, doc);
+    if (doc && !trust.has(raceId)) {
+      // After a restart the payload order resumes from the last change the log holds.
+      const last = await deps.log.read(raceId, head.seq - 1);
+      const at = last.ok ? Date.parse(last.entries.at(-1)?.timestamp ?? '') : Number.NaN;
+      if (Number.isFinite(at)) trust.set(raceId, resumedTrust(at));
+    }
     return doc;
   }
 
   async function step(raceId: string, payload: EventResponse): Promise<RaceOutcome> {
     const prev = await current(raceId);
+    const dropped = payload.droppedRows ?? [];
+    for (const row of dropped) {
+      deps.logger.warn({ raceId, code: row.code, path: row.path, reason: row.reason }, 'row dropped');
+    }
+    const droppedRows = dropped.length > 0 ? { droppedRows: dropped } : {};
     const result = trackRace(prev, payload, {
       raceId,
       observedAt: deps.clock.now(),
       market: { thresholds: deps.market, money: moneyOf(raceId) },
+      trust: trust.get(raceId),
     });
     if (result.kind === 'rejected') {
       deps.logger.warn({ raceId, code: result.code, reason: result.reason }, 'payload rejected: no events');
-      return { kind: 'rejected', code: result.code, ...summary(prev) };
+      return { kind: 'rejected', code: result.code, ...droppedRows, ...summary(prev) };
     }
-    if (result.kind === 'unchanged') return { kind: 'unchanged', ...summary(prev) };
+    if (result.held.length > 0) deps.logger.info({ raceId, held: result.held }, 'held until confirmed');
+    if (result.kind === 'unchanged') {
+      trust.set(raceId, result.trust);
+      return { kind: 'unchanged', ...droppedRows, ...summary(prev) };
+    }
     let entries: Awaited<ReturnType<EventLog['append']>>;
     try {
       entries = await deps.log.append(raceId, {
@@ -67,11 +87,13 @@ export function createRacePipeline(deps: {
       // against what the log holds, not against the cache, so no event is made twice.
       documents.delete(raceId);
       money.delete(raceId);
+      trust.delete(raceId);
       throw err;
     }
     documents.set(raceId, result.document);
+    trust.set(raceId, result.trust);
     deps.bus.publish(entries);
-    return { kind: 'changed', ...summary(result.document) };
+    return { kind: 'changed', ...droppedRows, ...summary(result.document) };
   }
 
   return {

@@ -370,12 +370,24 @@ describe('racing client: errors', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
-  it('names array positions in the path of a wrong member', async () => {
-    const body = fixture('event-small.json') as { data: { runners: Record<string, unknown>[] } };
-    (body.data.runners[1] as Record<string, unknown>).runner_number = 'two';
+  it('names the path of a wrong member', async () => {
+    const body = fixture('event-small.json') as { data: { race: Record<string, unknown> } };
+    body.data.race.race_number = 'two';
     stub.respond((_req, reply) => reply.send(body));
     const err = await failure(client().event('e'));
-    expect((err as ValidationError).issues[0]?.path).toBe('data.runners[1].runner_number');
+    expect((err as ValidationError).issues[0]?.path).toBe('data.race.race_number');
+  });
+
+  it('drops a wrong row instead, naming its position, and keeps the rest', async () => {
+    const body = fixture('event-small.json') as { data: { runners: Record<string, unknown>[] } };
+    const count = body.data.runners.length;
+    (body.data.runners[1] as Record<string, unknown>).runner_number = 'two';
+    stub.respond((_req, reply) => reply.send(body));
+    const res = await client().event('e');
+    expect(res.data.runners).toHaveLength(count - 1);
+    expect(res.droppedRows).toEqual([
+      { path: 'data.runners[1]', code: 'bad_row', reason: expect.stringMatching(/^runner_number: /) },
+    ]);
   });
 });
 

@@ -85,11 +85,16 @@ const div = (
 const real = realPayload().data as Loose;
 const realDividends = (status: string) => real.dividends.filter((d: Loose) => d.status === status);
 
-/** Runs one step and returns its events as {type, data}. */
+/**
+ * Runs one step and returns its events as {type, data}. Each scripted change is the truth, so every claim is
+ * believed at once (confirmation by the trust model is tested in untrusted-payloads.test.ts).
+ */
 function step(prev: RaceDocument, payload: EventResponse) {
   const result = trackRace(prev, payload, {
     raceId: RACE_ID,
     observedAt: Date.parse('2025-07-17T00:30:00Z'),
+    confirmPayloads: 1,
+    confirmMs: 0,
   });
   if (result.kind !== 'changed') throw new Error(`expected a change, got ${result.kind}`);
   expect(result.entries[0]!.kind).toBe('patch');

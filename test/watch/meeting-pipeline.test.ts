@@ -6,6 +6,9 @@ import { createMemoryEventLog } from '../../src/store/index.js';
 import type { Meeting } from '../../src/upstream/schemas.js';
 import { createMeetingPipeline } from '../../src/watch/meeting-pipeline.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: reading event payloads loosely
+type Loose = any;
+
 const race = (n: number, status = 'Open') => ({
   id: `race-${n}`,
   race_number: n,
@@ -27,13 +30,13 @@ function harness() {
   const bus = createMemoryBus();
   const seen: LogEntry[] = [];
   bus.subscribe((entries) => seen.push(...entries));
-  const pipeline = createMeetingPipeline({
-    log,
-    bus,
-    clock: createManualClock(Date.parse('2025-07-17T00:00:00Z')),
-  });
-  return { log, pipeline, seen };
+  const clock = createManualClock(Date.parse('2025-07-17T00:00:00Z'));
+  const pipeline = createMeetingPipeline({ log, bus, clock });
+  return { log, pipeline, seen, clock };
 }
+
+const eventsOf = (entries: LogEntry[]) =>
+  entries.flatMap((e) => (e.kind === 'event' ? [[e.event.type, (e.event.data as Loose).race?.raceId]] : []));
 
 describe('meeting pipeline', () => {
   it('snapshots a meeting on first sight, then patches it with meeting events, and skips unchanged lists', async () => {
@@ -80,6 +83,37 @@ describe('meeting pipeline', () => {
       [2, 'patch'],
       [3, 'event'],
     ]);
+  });
+
+  it('a truncated race list gives no meeting.race_removed and no patch', async () => {
+    const { log, pipeline, seen, clock } = harness();
+    await pipeline.process([meeting([race(1), race(2), race(3)])]);
+    await clock.advance(10_000);
+    await pipeline.process([meeting([race(1), race(2)])]);
+    await clock.advance(10_000);
+    await pipeline.process([meeting([race(1), race(2), race(3)])]);
+    expect(seen.map((e) => e.kind)).toEqual(['snapshot']);
+    expect((await log.head('meeting:m1')).document).toEqual(meeting([race(1), race(2), race(3)]));
+  });
+
+  it('a race gone from three lists over 20 s is removed once', async () => {
+    const { pipeline, seen, clock } = harness();
+    await pipeline.process([meeting([race(1), race(2), race(3)])]);
+    for (let i = 0; i < 4; i++) {
+      await clock.advance(10_000);
+      await pipeline.process([meeting([race(1), race(2)])]);
+    }
+    expect(eventsOf(seen)).toEqual([['meeting.race_removed', 'race-3']]);
+  });
+
+  it('a race status going back in one list is held', async () => {
+    const { pipeline, seen, clock } = harness();
+    await pipeline.process([meeting([race(1, 'Final'), race(2)])]);
+    await clock.advance(10_000);
+    await pipeline.process([meeting([race(1, 'Interim'), race(2)])]);
+    await clock.advance(10_000);
+    await pipeline.process([meeting([race(1, 'Final'), race(2)])]);
+    expect(seen.map((e) => e.kind)).toEqual(['snapshot']);
   });
 
   it('continues from the stored meeting after a restart without repeating events', async () => {

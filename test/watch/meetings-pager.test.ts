@@ -33,4 +33,24 @@ describe('meeting pages', () => {
     expect(asked.at(-1)).toEqual({ dateFrom: '2025-11-22', dateTo: '2025-11-22', limit: 2, offset: 98 });
     expect(seen).toEqual(Array(MAX_PAGES).fill(2));
   });
+
+  it('asks for the next page when a full page had a meeting dropped as a bad row', async () => {
+    const asked: number[] = [];
+    const pages = meetingPages(
+      async (query) => {
+        asked.push(query.offset);
+        if (query.offset > 0) return page(1);
+        return {
+          ...page(query.limit - 1),
+          droppedRows: [{ path: 'data.meetings[0]', code: 'bad_row', reason: 'name: expected string' }],
+        };
+      },
+      '2025-11-22',
+      3,
+    );
+    const seen: number[] = [];
+    for await (const meetings of pages) seen.push(meetings.length);
+    expect(asked).toEqual([0, 3]);
+    expect(seen).toEqual([2, 1]);
+  });
 });

@@ -7,8 +7,9 @@ import { createMemoryBus } from '../../src/bus/bus.js';
 import { createManualClock } from '../../src/clock.js';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { createEventLog, createMemoryEventLog } from '../../src/store/index.js';
-import type { EventResponse } from '../../src/upstream/schemas.js';
+import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
 import { createRacePipeline } from '../../src/watch/race-pipeline.js';
+import { captureLogs } from '../support/log-capture.js';
 import { change, type Loose, openPayload, RACE_ID, runner } from './support.js';
 
 const logger = pino({ level: 'silent' });
@@ -136,5 +137,63 @@ describe('race pipeline', () => {
     const eventIds = read.entries.flatMap((e) => (e.kind === 'event' ? [e.event.id] : []));
     expect(new Set(eventIds).size).toBe(eventIds.length);
     expect(b.seen[0]!.kind).toBe('patch');
+  });
+});
+
+describe('race pipeline: dropped payloads and rows', () => {
+  it('drops a stale payload and logs each dropped row with the race and its path', async () => {
+    const { logger: captured, lines } = captureLogs('warn');
+    const pipeline = createRacePipeline({
+      log: createMemoryEventLog(),
+      bus: createMemoryBus(),
+      clock: createManualClock(Date.parse('2025-07-17T00:30:00Z')),
+      logger: captured,
+    });
+    const at = (payload: EventResponse, time: string) => ({
+      ...payload,
+      header: { ...payload.header, generated_time: time },
+    });
+    await pipeline.process(RACE_ID, at(openPayload(), '2025-07-17T00:30:05.5Z'));
+    const stale = await pipeline.process(RACE_ID, at(openPayload(), '2025-07-17T00:30:05.4Z'));
+    expect(stale).toMatchObject({ kind: 'rejected', code: 'stale' });
+    const badRow = eventResponseSchema.parse(
+      change(at(openPayload(), '2025-07-17T00:30:06Z'), (d) => {
+        delete d.runners[2].entrant_id;
+      }),
+    );
+    const outcome = await pipeline.process(RACE_ID, badRow);
+    expect(outcome).toMatchObject({
+      kind: 'unchanged',
+      droppedRows: [{ path: 'data.runners[2]', code: 'bad_row' }],
+    });
+    expect(lines.map((l) => [l.msg, l.raceId, l.code, l.path])).toEqual([
+      ['payload rejected: no events', RACE_ID, 'stale', undefined],
+      ['row dropped', RACE_ID, 'bad_row', 'data.runners[2]'],
+    ]);
+  });
+
+  it('after a restart, drops a payload generated before the last change the log holds', async () => {
+    const log = createMemoryEventLog();
+    const clock = createManualClock(Date.parse('2025-07-17T00:30:00Z'));
+    const options = { log, bus: createMemoryBus(), clock, logger };
+    const at = (payload: EventResponse, time: string) => ({
+      ...payload,
+      header: { ...payload.header, generated_time: time },
+    });
+    const first = createRacePipeline(options);
+    await first.process(RACE_ID, at(openPayload(), '2025-07-17T00:29:59Z'));
+    const firmer = change(openPayload(), (d) => {
+      runner(d, 1).odds.fixed_win = 4.2;
+    });
+    await first.process(RACE_ID, at(firmer, '2025-07-17T00:30:00Z'));
+    await clock.advance(60_000);
+    const second = createRacePipeline(options);
+    expect(await second.process(RACE_ID, at(openPayload(), '2025-07-17T00:29:59.5Z'))).toMatchObject({
+      kind: 'rejected',
+      code: 'stale',
+    });
+    expect(await second.process(RACE_ID, at(firmer, '2025-07-17T00:31:00Z'))).toMatchObject({
+      kind: 'unchanged',
+    });
   });
 });

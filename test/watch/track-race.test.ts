@@ -21,6 +21,8 @@ describe('trackRace', () => {
       kind: 'changed',
       document: normaliseEvent(realPayload()),
       entries: [{ kind: 'snapshot', document: normaliseEvent(realPayload()) }],
+      trust: { generatedTime: realPayload().header.generated_time, pending: {} },
+      held: [],
     });
   });
 
@@ -29,7 +31,11 @@ describe('trackRace', () => {
     const next = realPayload();
     next.header.generated_time = '2025-07-17T11:17:04.000000000Z';
     next.params = { enc: 'json' };
-    expect(trackRace(prev, next, { raceId: RACE_ID })).toEqual({ kind: 'unchanged' });
+    expect(trackRace(prev, next, { raceId: RACE_ID })).toEqual({
+      kind: 'unchanged',
+      trust: { generatedTime: '2025-07-17T11:17:04.000000000Z', pending: {} },
+      held: [],
+    });
   });
 
   it('rejects runners: null, an emptied runners list and an upstream error with no entries', () => {

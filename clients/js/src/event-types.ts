@@ -63,7 +63,7 @@ export interface RaceContext {
   meetingName: string;
   raceNumber: number;
   raceName: string;
-  /** Racing code as upstream gives it (`T`, `H`, `G`); absent when upstream omits it. */
+  /** Racing code `T`, `H` or `G` (other upstream spellings mapped to these); absent when upstream omits it. */
   category?: string;
   country?: string;
   advertisedStart: string;
@@ -158,7 +158,11 @@ export interface TrackConditionChangedData {
 
 export interface ProtestData {
   race: RaceContext;
-  status: 'lodged' | 'resolved';
+  /**
+   * From what the payload says: `lodged` (flag set, no decision in the reason), `upheld` (the reason says
+   * upheld, or a disqualification), `dismissed`, or `resolved` (the flag cleared, confirmed).
+   */
+  status: 'lodged' | 'upheld' | 'dismissed' | 'resolved';
   reason: string | null;
 }
 

@@ -1,0 +1,23 @@
+/**
+ * The short run of the fault fuzz (fault-fuzz.ts): a few seeded race days with faults in 30% of polls.
+ * The long run is `npm run fuzz -- --minutes N` (scripts/fuzz.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { runCase } from './fault-fuzz.js';
+
+describe('fault fuzz (short)', () => {
+  it('emits no false event and every true change exactly once, on 12 faulty race days', () => {
+    const results = Array.from({ length: 12 }, (_, i) => runCase(1000 + i));
+    expect(results.flatMap((r) => r.failures)).toEqual([]);
+    expect(results.reduce((n, r) => n + r.faults, 0)).toBeGreaterThan(100);
+    expect(results.reduce((n, r) => n + r.latency.confirmed.length, 0)).toBeGreaterThan(0);
+  });
+
+  it('is not vacuous: a tracker that believes every claim at once fails it on the same race days', () => {
+    // The oracle is not vacuous: a tracker that believed every payload fails it on these seeds.
+    const results = Array.from({ length: 12 }, (_, i) =>
+      runCase(1000 + i, { trackOptions: { confirmPayloads: 1, confirmMs: 0 } }),
+    );
+    expect(results.flatMap((r) => r.failures).length).toBeGreaterThan(0);
+  });
+});
