@@ -145,6 +145,14 @@ describe('sqlite checkpoints', () => {
       { seq: 2, snapshot: 0 },
     ]);
     expect(JSON.stringify((await log.head('r1')).document)).toBe('{"a":1,"b":2,"c":3}');
+    const third = { a: 1, b: 2, c: 3, d: 4 }; // added last, where replay puts it: no checkpoint
+    await log.append('r1', {
+      entries: [{ kind: 'patch', ops: diffDocuments(second, third) }],
+      document: third,
+      now: T0,
+    });
+    expect(checkpointRows(db)).toHaveLength(2);
+    expect(JSON.stringify((await log.head('r1')).document)).toBe('{"a":1,"b":2,"c":3,"d":4}');
     db.close();
   });
 

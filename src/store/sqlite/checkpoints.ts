@@ -42,15 +42,28 @@ function parentOf(document: unknown, pointer: string): unknown {
 }
 
 /**
- * True when applying `ops` to the previous document gives `document` with the same bytes: every op only
- * replaces or removes, or adds into an array (whose positions the op names). Paths through `__proto__`
- * count as not replayable (fast-json-patch refuses them).
+ * True when applying `ops` to the previous document gives `document` with the same bytes: every op replaces
+ * or removes, adds into an array (whose positions the op names), or adds object members that are, in op
+ * order, the last members of their object in `document` (replay appends them there). Paths through
+ * `__proto__` count as not replayable (fast-json-patch refuses them).
  */
 export function replaysExactly(ops: readonly Operation[], document: unknown): boolean {
+  const added = new Map<string, { parent: object; keys: string[] }>();
   for (const op of ops) {
     if (op.path.split('/').includes('__proto__')) return false;
     if (op.op === 'move' || op.op === 'copy') return false;
-    if (op.op === 'add' && !Array.isArray(parentOf(document, op.path))) return false;
+    if (op.op !== 'add') continue;
+    const parent = parentOf(document, op.path);
+    if (Array.isArray(parent)) continue;
+    if (parent === null || typeof parent !== 'object' || op.path === '') return false;
+    const pointer = op.path.slice(0, op.path.lastIndexOf('/'));
+    const group = added.get(pointer) ?? { parent, keys: [] };
+    group.keys.push(unescapeToken(op.path.slice(pointer.length + 1)));
+    added.set(pointer, group);
+  }
+  for (const { parent, keys } of added.values()) {
+    const last = Object.keys(parent).slice(-keys.length);
+    if (last.length !== keys.length || last.some((k, i) => k !== keys[i])) return false;
   }
   return true;
 }
