@@ -1,15 +1,21 @@
 /**
  * Cost of one tracked payload: parse + validate + normalise + diff (+ snapshot check) + detect, on the real
  * 195 KB Awapuni payload with a small change (one runner's fixed win price and a new fluc), alternating
- * between two versions so every iteration is a real change. Prints median and p95 per payload and each
- * step's share. Run: npx tsx bench/pipeline-cost.ts [iterations]
+ * between two versions so every iteration is a real change, then the durable append to a SQLite log in a
+ * temporary file. Prints median and p95 per payload and each step's share, and the cost of the
+ * unchanged-payload check (`dataDigest`) that answers a repeated payload instead of all of these steps.
+ * Run: npx tsx bench/pipeline-cost.ts [iterations]
  */
-import { readFileSync } from 'node:fs';
-import { arch, cpus, platform, release } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { arch, cpus, platform, release, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqliteEventLog, openDatabase } from '../src/store/index.js';
+import { dataDigest } from '../src/upstream/data-digest.js';
 import { eventResponseSchema } from '../src/upstream/schemas.js';
 import { detectEvents } from '../src/watch/detect.js';
 import { diffDocuments, shouldSnapshot } from '../src/watch/diff.js';
 import { assessPayload, normaliseEvent, type RaceDocument } from '../src/watch/normalise.js';
+import { trackRace } from '../src/watch/track-race.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 2000);
 const WARMUP = 300;
@@ -26,10 +32,14 @@ r.flucs.push(4.4);
 r.flucs_with_timestamp.last_six.push({ timestamp: '2025-07-17T00:53:00.000000000Z', fluc: 4.4 });
 const texts = [text, JSON.stringify(changed)];
 
-const STEPS = ['parse', 'validate', 'normalise', 'diff', 'snapshot check', 'detect'] as const;
+const STEPS = ['parse', 'validate', 'normalise', 'diff', 'snapshot check', 'detect', 'append'] as const;
+const dir = mkdtempSync(join(tmpdir(), 'racewire-pipeline-'));
+const db = openDatabase(join(dir, 'racewire.db'));
+const log = createSqliteEventLog({ db, window: 5000 });
 type Step = (typeof STEPS)[number];
 
 let prev: RaceDocument = normaliseEvent(eventResponseSchema.parse(JSON.parse(texts[1]!)));
+await log.append('r1', { entries: [{ kind: 'snapshot', document: prev }], document: prev, now: new Date() });
 const totals: number[] = [];
 const perStep: Record<Step, number[]> = Object.fromEntries(STEPS.map((s) => [s, []])) as never;
 let sink = 0;
@@ -49,11 +59,18 @@ for (let i = 0; i < WARMUP + ITERATIONS; i++) {
   const t5 = performance.now();
   const events = detectEvents(prev, next);
   const t6 = performance.now();
+  // The pipeline's own entries (the step above is timed apart; trackRace repeats it for the append's input).
+  const tracked = trackRace(prev, payload);
+  const t6b = performance.now();
+  if (tracked.kind === 'changed') {
+    await log.append('r1', { entries: tracked.entries, document: tracked.document, now: new Date() });
+  }
+  const t7 = performance.now();
   sink += ops.length + events.length + (snap ? 1 : 0);
   prev = next;
   if (i < WARMUP) continue;
-  totals.push(t6 - t0);
-  const times = [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5];
+  totals.push(t6 - t0 + (t7 - t6b));
+  const times = [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6b];
   STEPS.forEach((s, k) => {
     perStep[s].push(times[k]!);
   });
@@ -78,3 +95,16 @@ for (const s of STEPS) {
     `  ${s.padEnd(15)} median ${quantile(xs, 0.5).toFixed(3)} ms  p95 ${quantile(xs, 0.95).toFixed(3)} ms  share ${((mean(xs) / totalMean) * 100).toFixed(1)} %`,
   );
 }
+
+const digests: number[] = [];
+for (let i = 0; i < WARMUP + ITERATIONS; i++) {
+  const t0 = performance.now();
+  sink += dataDigest(texts[i % 2]!)!.length;
+  if (i >= WARMUP) digests.push(performance.now() - t0);
+}
+console.log(
+  `unchanged-payload check (dataDigest): median ${quantile(digests, 0.5).toFixed(3)} ms  p95 ${quantile(digests, 0.95).toFixed(3)} ms (sink ${sink})`,
+);
+await log.close();
+db.close();
+rmSync(dir, { recursive: true, force: true });

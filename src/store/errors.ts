@@ -13,6 +13,8 @@ export type EventLogErrorCode =
   | 'invalid_timestamp'
   /** A negative or non-integer `afterSeq`, `limit` or `keep`. */
   | 'invalid_argument'
+  /** The store holds something it could not have written (a missing checkpoint): a damaged file. */
+  | 'corrupt_state'
   /** The log was closed. */
   | 'log_closed'
   /** The database file was written by a newer racewire whose schema this one does not know. */

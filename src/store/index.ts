@@ -13,9 +13,11 @@ export { createMemoryEventLog, type MemoryEventLogOptions } from './memory-event
 export {
   type EventFeed,
   type EventLog,
+  type ExpireResult,
   FEED_START,
   type FeedItem,
   type ReadResult,
+  type RetentionPolicy,
   type StreamHead,
 } from './ports.js';
 export { type Database, type OpenDatabaseOptions, openDatabase } from './sqlite/database.js';

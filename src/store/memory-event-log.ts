@@ -23,6 +23,8 @@ interface StreamState {
   document: string | undefined;
   /** Retained entries, oldest first, as JSON text. */
   entries: Array<{ seq: number; json: string }>;
+  /** The `now` of the last append, in ms (for retention). */
+  updatedAt: number;
 }
 
 export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog {
@@ -81,8 +83,16 @@ export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog
       const stored = rows.map((r) => JSON.parse(r.json) as LogEntry);
       const document = stamped.documentSeq === undefined ? undefined : JSON.stringify(change.document);
 
-      const next: StreamState = state ?? { epoch, seq: 0, documentSeq: 0, document: undefined, entries: [] };
+      const next: StreamState = state ?? {
+        epoch,
+        seq: 0,
+        documentSeq: 0,
+        document: undefined,
+        entries: [],
+        updatedAt: 0,
+      };
       next.entries.push(...rows);
+      next.updatedAt = change.now.getTime();
       next.seq = stamped.entries.at(-1)!.seq;
       if (stamped.documentSeq !== undefined) {
         next.documentSeq = stamped.documentSeq;
@@ -124,6 +134,23 @@ export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog
       open();
       assertCount('keep', keep);
       for (const state of streams.values()) trimStream(state, keep);
+    },
+
+    async expire(policy) {
+      open();
+      const result = { settled: 0, forgotten: 0 };
+      for (const state of streams.values()) {
+        if (state.updatedAt >= policy.settledBefore.getTime()) continue;
+        const hadEntries = state.entries.length > 0;
+        if (state.updatedAt < policy.forgetBefore.getTime() && (hadEntries || state.documentSeq !== 0)) {
+          Object.assign(state, { entries: [], documentSeq: 0, document: undefined });
+          result.forgotten++;
+        } else if (hadEntries) {
+          state.entries = [];
+          result.settled++;
+        }
+      }
+      return result;
     },
 
     feed,

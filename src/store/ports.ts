@@ -43,6 +43,26 @@ export interface EventFeed {
   trim(through: string): Promise<void>;
 }
 
+/**
+ * How long the log keeps what it no longer needs to serve, by the time of each stream's last append (the
+ * `now` of that append: race time). Config `EVENT_LOG_SETTLED_HOURS` and `EVENT_LOG_RETAIN_DAYS`.
+ */
+export interface RetentionPolicy {
+  /** A stream last written before this is settled: its entries go, its head and document stay. */
+  settledBefore: Date;
+  /**
+   * A stream last written before this is forgotten: its document goes too. Its seq and epoch stay (a few
+   * bytes), so a stream written again continues its numbering and no event id is ever given twice.
+   */
+  forgetBefore: Date;
+}
+
+/** What one `expire` removed: streams newly settled and newly forgotten. */
+export interface ExpireResult {
+  settled: number;
+  forgotten: number;
+}
+
 /** The position before every feed item, on every adapter. */
 export const FEED_START = '';
 
@@ -52,6 +72,8 @@ export interface EventLog {
    * `now`, stores them, and, when `document` is given, makes it the stream's document at the seq of the
    * snapshot or patch among them. Event ids become `<stream>:<seq>`; a patch's `base` becomes the previous
    * documentSeq. Either all of it is durable when the promise resolves, or none of it.
+   * A patch's `document` must be what its ops make of the previous document (what `diffDocuments` gives):
+   * an adapter may keep the document as a checkpoint and rebuild later versions by applying the patches.
    * Returns the appended entries as stored. Rejects with an EventLogError (`errors.ts`) when `document` and
    * the snapshot/patch entries disagree (one needs exactly one of the other), or on a patch with no base.
    */
@@ -79,6 +101,13 @@ export interface EventLog {
 
   /** Trims each stream to its newest `keep` entries (the replay window). The head is never trimmed. */
   trim(keep: number): Promise<void>;
+
+  /**
+   * Applies the retention policy to every stream (see RetentionPolicy); the feed is not touched. A forgotten
+   * stream's head has its seq, documentSeq 0 and no document; a settled or forgotten stream answers reads
+   * from before its head `too_old`. Adapters with a file reclaim the space (SQLite: incremental vacuum).
+   */
+  expire(policy: RetentionPolicy): Promise<ExpireResult>;
 
   /** The events appended, for the webhook outbox. */
   readonly feed: EventFeed;

@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import { type Clock, systemClock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterDelay } from './backoff.js';
+import { dataDigest } from './data-digest.js';
 import { meetingsEchoMismatches } from './echo.js';
 import { ParamsMismatchError, RateLimitedError, UpstreamError } from './errors.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -96,7 +97,20 @@ export interface RacingClient {
   meeting(id: string, opts?: RequestOptions): Promise<WithMeta<MeetingsResponse>>;
   /** GET /events/{id} (shape B) */
   event(id: string, opts?: EventOptions & RequestOptions): Promise<WithMeta<EventResponse>>;
+  /**
+   * GET /events/{id}, answered `unchanged` without parsing when the body's data has the digest `known`
+   * (`data-digest.ts`); otherwise the validated payload and its data's digest.
+   */
+  eventIfChanged(
+    id: string,
+    known: string | undefined,
+    opts?: EventOptions & RequestOptions,
+  ): Promise<ConditionalEvent>;
 }
+
+export type ConditionalEvent =
+  | { kind: 'unchanged'; digest: string }
+  | { kind: 'payload'; payload: WithMeta<EventResponse>; digest: string | undefined };
 
 const EVENT_FLAGS: Record<keyof EventOptions, string> = {
   presentOverlay: 'present_overlay',
@@ -120,14 +134,18 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
   const headers = buildHeaders(opts.headers);
   const { limiter, logger } = opts;
 
-  /** `check` refuses a valid body that answers another request (see echo.ts). */
+  /**
+   * `check` refuses a valid body that answers another request (see echo.ts). `skip` sees a successful body
+   * before it is parsed and may answer it instead (`UNPARSED`): it is then neither parsed nor validated.
+   */
   async function call<S extends z.ZodType>(
     path: string,
     query: Query,
     schema: S,
     ro: RequestOptions = {},
     check?: (value: z.infer<S>, status: number) => UpstreamError | undefined,
-  ): Promise<WithMeta<z.infer<S>>> {
+    skip?: (text: string) => boolean,
+  ): Promise<WithMeta<z.infer<S>> | typeof UNPARSED> {
     const url = buildUrl(base, path, query);
     for (let attempt = 1; ; attempt++) {
       let meta: ResponseMeta = { path, status: undefined, latencyMs: 0, attempts: attempt, rateLimit: {} };
@@ -140,6 +158,10 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
         const rateLimit = parseRateLimitHeaders(raw.headers, clock.now());
         limiter.observe(rateLimit);
         meta = { ...meta, status: raw.status, latencyMs: raw.latencyMs, rateLimit };
+        if (skip && raw.status >= 200 && raw.status < 300 && skip(raw.text)) {
+          opts.onResponse?.(meta);
+          return UNPARSED;
+        }
         const outcome = interpret(raw, path, schema, (bodySeconds) =>
           retryAfterDelay(rateLimit.retryAfterMs, bodySeconds, policy),
         );
@@ -172,6 +194,18 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
   }
 
   const id = (value: string) => encodeURIComponent(value);
+  const parsed = async <T>(result: Promise<T | typeof UNPARSED>): Promise<T> => {
+    const value = await result;
+    if (value === UNPARSED) throw new Error('unreachable: a body was skipped without a skip rule');
+    return value;
+  };
+  const eventQuery = (eo: EventOptions): Query => {
+    const query: Query = {};
+    for (const [key, name] of Object.entries(EVENT_FLAGS) as [keyof EventOptions, string][]) {
+      query[name] = eo[key];
+    }
+    return query;
+  };
 
   return {
     meetings(q, ro) {
@@ -183,21 +217,37 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
         limit: q.limit,
         offset: q.offset,
       };
-      return call('/meetings', asked, meetingsResponseSchema, ro, (value, status) => {
-        const mismatches = meetingsEchoMismatches(asked, value.params);
-        return mismatches.length ? new ParamsMismatchError('/meetings', status, mismatches) : undefined;
-      });
+      return parsed(
+        call('/meetings', asked, meetingsResponseSchema, ro, (value, status) => {
+          const mismatches = meetingsEchoMismatches(asked, value.params);
+          return mismatches.length ? new ParamsMismatchError('/meetings', status, mismatches) : undefined;
+        }),
+      );
     },
-    meeting: (meetingId, ro) => call(`/meetings/${id(meetingId)}`, {}, meetingsResponseSchema, ro),
-    event(eventId, eo = {}) {
-      const query: Query = {};
-      for (const [key, name] of Object.entries(EVENT_FLAGS) as [keyof EventOptions, string][]) {
-        query[name] = eo[key];
-      }
-      return call(`/events/${id(eventId)}`, query, eventResponseSchema, eo);
+    meeting: (meetingId, ro) => parsed(call(`/meetings/${id(meetingId)}`, {}, meetingsResponseSchema, ro)),
+    event: (eventId, eo = {}) =>
+      parsed(call(`/events/${id(eventId)}`, eventQuery(eo), eventResponseSchema, eo)),
+    async eventIfChanged(eventId, known, eo = {}) {
+      let digest: string | undefined;
+      const result = await call(
+        `/events/${id(eventId)}`,
+        eventQuery(eo),
+        eventResponseSchema,
+        eo,
+        undefined,
+        (text) => {
+          digest = dataDigest(text);
+          return digest !== undefined && digest === known;
+        },
+      );
+      if (result === UNPARSED) return { kind: 'unchanged', digest: digest as string };
+      return { kind: 'payload', payload: result, digest };
     },
   };
 }
+
+/** What `call` answers for a body its skip rule took. */
+const UNPARSED: unique symbol = Symbol('unparsed');
 
 export function buildUrl(base: string, path: string, query: Query): string {
   const params = new URLSearchParams({ enc: 'json' });

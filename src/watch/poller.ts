@@ -14,6 +14,7 @@ import { DEFAULT_PAGE_SIZE, type MeetingsPageQuery, meetingPages } from './meeti
 import { pollPolicy } from './poll-policy.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
+import type { UnchangedSkip } from './unchanged-skip.js';
 
 interface SourceOptions {
   priority?: number;
@@ -36,6 +37,8 @@ export interface RaceOutcome {
   /** Status and dividend stage of the race's current document, when it has one. */
   status?: string;
   dividends?: DividendStage;
+  /** Claims wait for confirmation (trust.ts): the same payload must be processed again to confirm them. */
+  pending?: boolean;
 }
 
 export interface PollerDeps {
@@ -62,6 +65,8 @@ export interface PollerDeps {
   concurrency?: number;
   /** The scheduling decision; the default is racewire's scheduler (benchmarks plug in baselines). */
   strategy?: (input: SchedulerInput) => Pick;
+  /** Fetches /events through this instead of `source`, answering unchanged payloads without processing. */
+  unchangedSkip?: UnchangedSkip;
 }
 
 /** The day's races as one node knows them: the poller's own, or (on a follower) the leader's, shared. */
@@ -183,8 +188,10 @@ export function createPoller(deps: PollerDeps): Poller {
     try {
       const watched = races.get(raceId);
       const options = watched && deps.eventOptions ? deps.eventOptions(watched, clock.now()) : {};
-      const payload = await deps.source.event(raceId, { ...options, priority, signal: stopping.signal });
-      const outcome = await deps.onEvent(raceId, payload);
+      const request = { ...options, priority, signal: stopping.signal };
+      const outcome = deps.unchangedSkip
+        ? await deps.unchangedSkip.fetch(raceId, request, deps.onEvent)
+        : await deps.onEvent(raceId, await deps.source.event(raceId, request));
       const now = clock.now();
       if (outcome.kind === 'rejected') {
         update(raceId, { lastFetchAt: now, failures: (races.get(raceId)?.failures ?? 0) + 1 });

@@ -15,9 +15,11 @@ import { createMeetingPipeline } from './meeting-pipeline.js';
 import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
 import { createRacePipeline } from './race-pipeline.js';
 import type { RaceWatch } from './race-watch.js';
+import { type ConditionalEventSource, createUnchangedSkip, type UnchangedSkip } from './unchanged-skip.js';
 
 export interface PollingRoleDeps {
-  source: RaceSource;
+  /** With `eventIfChanged` (the racing client), payloads whose data did not change are not processed. */
+  source: RaceSource & Partial<ConditionalEventSource>;
   log: EventLog;
   bus: Bus;
   clock: Clock;
@@ -41,10 +43,13 @@ export interface PollingRole {
   stop(): Promise<void>;
   /** The running poller, or undefined while stopped. */
   poller(): Poller | undefined;
+  /** The running poller's unchanged-payload skip, when the source supports it. */
+  unchangedSkip(): UnchangedSkip | undefined;
 }
 
 export function createPollingRole(deps: PollingRoleDeps): PollingRole {
   let current: Poller | undefined;
+  let skip: UnchangedSkip | undefined;
   // Leadership can flap faster than a stop completes: each transition waits for the one before.
   let chain: Promise<void> = Promise.resolve();
   const serial = (step: () => Promise<void>) => {
@@ -53,6 +58,8 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
   };
 
   const build = (): Poller => {
+    // Fresh with each start: a new term diffs from the log's documents, so no digest may carry over.
+    skip = isConditional(deps.source) ? createUnchangedSkip(deps.source) : undefined;
     const racePipeline = createRacePipeline({
       log: deps.log,
       bus: deps.bus,
@@ -75,6 +82,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       subscribers: deps.subscribers,
       discoveryIntervalMs: deps.discoveryIntervalMs,
       eventOptions: deps.eventOptions,
+      unchangedSkip: skip,
     });
   };
 
@@ -92,5 +100,9 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
         await poller?.stop();
       }),
     poller: () => current,
+    unchangedSkip: () => skip,
   };
 }
+
+const isConditional = (source: Partial<ConditionalEventSource>): source is ConditionalEventSource =>
+  typeof source.eventIfChanged === 'function';

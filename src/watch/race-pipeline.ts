@@ -73,7 +73,7 @@ export function createRacePipeline(deps: {
     if (result.held.length > 0) deps.logger.info({ raceId, held: result.held }, 'held until confirmed');
     if (result.kind === 'unchanged') {
       trust.set(raceId, result.trust);
-      return { kind: 'unchanged', ...droppedRows, ...summary(prev) };
+      return { kind: 'unchanged', ...droppedRows, ...pendingOf(result.trust), ...summary(prev) };
     }
     let entries: Awaited<ReturnType<EventLog['append']>>;
     try {
@@ -93,7 +93,7 @@ export function createRacePipeline(deps: {
     documents.set(raceId, result.document);
     trust.set(raceId, result.trust);
     deps.bus.publish(entries);
-    return { kind: 'changed', ...droppedRows, ...summary(result.document) };
+    return { kind: 'changed', ...droppedRows, ...pendingOf(result.trust), ...summary(result.document) };
   }
 
   return {
@@ -120,4 +120,8 @@ function summary(doc: RaceDocument | undefined): Pick<RaceOutcome, 'status' | 'd
       ? 'interim'
       : 'none';
   return { status: doc.race.status, dividends: stage };
+}
+
+function pendingOf(state: TrustState): { pending?: true } {
+  return Object.keys(state.pending).length > 0 ? { pending: true } : {};
 }

@@ -308,6 +308,72 @@ export function eventLogContract(name: string, factory: EventLogFactory): void {
       expect(kept.ok && kept.entries.map((e) => e.seq)).toEqual([5, 6, 7, 8]);
     });
 
+    describe("expire: retention by the time of each stream's last append", () => {
+      const at = (iso: string) => new Date(`2026-11-${iso}Z`);
+      /** r-old: last written on the 10th; r-mid: the 20th; r-new: the 22nd. Each a snapshot, a patch, an event. */
+      const threeStreams = async (log: EventLog) => {
+        for (const [stream, day] of [
+          ['r-old', '10'],
+          ['r-mid', '20'],
+          ['r-new', '22'],
+        ] as const) {
+          await log.append(stream, {
+            entries: [snapshot({ v: 1 })],
+            document: { v: 1 },
+            now: at(`${day}T09:00:00`),
+          });
+          await log.append(stream, {
+            entries: [patch([{ op: 'replace', path: '/v', value: 2 }]), event('a')],
+            document: { v: 2 },
+            now: at(`${day}T10:00:00`),
+          });
+        }
+      };
+      const policy = { settledBefore: at('21T00:00:00'), forgetBefore: at('15T00:00:00') };
+
+      it('drops the entries of a settled stream, keeping its head and document', async () => {
+        const log = await fresh();
+        await threeStreams(log);
+        expect(await log.expire(policy)).toEqual({ settled: 1, forgotten: 1 });
+        const head = await log.head('r-mid');
+        expect([head.seq, head.documentSeq, head.document]).toEqual([3, 2, { v: 2 }]);
+        expect(await log.read('r-mid', 0)).toEqual({ ok: false, reason: 'too_old', head });
+        expect(await log.read('r-mid', 3)).toEqual({ ok: true, entries: [] });
+        const untouched = await log.read('r-new', 0);
+        expect(untouched.ok && untouched.entries.map((e) => e.seq)).toEqual([1, 2, 3]);
+        expect((await log.head('r-new')).document).toEqual({ v: 2 });
+      });
+
+      it("forgets an old stream's document but keeps its seq, so a new write never reuses an event id", async () => {
+        const log = await fresh();
+        await threeStreams(log);
+        await log.expire(policy);
+        const head = await log.head('r-old');
+        expect([head.seq, head.documentSeq, head.document]).toEqual([3, 0, undefined]);
+        expect(await log.read('r-old', 1)).toEqual({ ok: false, reason: 'too_old', head });
+        const again = await log.append('r-old', {
+          entries: [snapshot({ v: 9 }), event('b')],
+          document: { v: 9 },
+          now: at('23T00:00:00'),
+        });
+        expect(again.map((e) => (e.kind === 'event' ? e.event.id : e.seq))).toEqual([4, 'r-old:5']);
+        expect((await log.head('r-old')).document).toEqual({ v: 9 });
+      });
+
+      it('counts nothing twice: a second expire with the same policy removes nothing', async () => {
+        const log = await fresh();
+        await threeStreams(log);
+        await log.expire(policy);
+        expect(await log.expire(policy)).toEqual({ settled: 0, forgotten: 0 });
+        expect(await log.expire({ ...policy, forgetBefore: policy.settledBefore })).toEqual({
+          settled: 0,
+          forgotten: 1,
+        });
+        expect((await log.head('r-mid')).document).toBeUndefined();
+        expect((await log.head('r-new')).document).toEqual({ v: 2 });
+      });
+    });
+
     it('never gives two concurrent appends to one stream the same seq', async () => {
       const log = await fresh();
       const appends = Array.from({ length: 40 }, (_, i) =>

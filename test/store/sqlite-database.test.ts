@@ -41,7 +41,7 @@ describe('openDatabase', () => {
       .all();
     // sqlite_sequence: the feed's AUTOINCREMENT never gives a trimmed position again.
     expect(tables).toEqual([
-      'log_documents',
+      'log_checkpoints',
       'log_entries',
       'log_feed',
       'log_meta',

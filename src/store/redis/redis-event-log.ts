@@ -13,7 +13,7 @@ import type { EventEntry, LogEntry, StreamId } from '../../events/envelope.js';
 import { EventLogError } from '../errors.js';
 import { assertCount, checkRead, stampChange } from '../log-rules.js';
 import type { EventFeed, EventLog, ReadResult, StreamHead } from '../ports.js';
-import { appendScript } from './append-script.js';
+import { appendScript, expireScript } from './append-script.js';
 import { RedisStoreError, redisCall } from './errors.js';
 
 export interface RedisEventLogOptions {
@@ -148,6 +148,7 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         window ?? '',
         stream,
         stamped.entries.map((e) => (e.kind === 'event' ? '1' : '0')).join(''),
+        change.now.getTime(),
         ...json,
       ];
       const reply = (await redisCall(`append to ${stream}`, () =>
@@ -249,6 +250,21 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
       await redisCall('trim', async () => {
         for (const [err] of (await tx.exec()) ?? []) if (err) throw err;
       });
+    },
+
+    async expire(policy) {
+      open();
+      const streams = await redisCall('list streams', () => redis.smembers(keys.streams));
+      const result = { settled: 0, forgotten: 0 };
+      const cutoffs = [policy.settledBefore.getTime(), policy.forgetBefore.getTime()];
+      for (const s of streams) {
+        const outcome = await redisCall(`expire ${s}`, () =>
+          expireScript.run(redis, [keys.head(s), keys.document(s), keys.entries(s)], cutoffs),
+        );
+        if (outcome === 1) result.settled++;
+        if (outcome === 2) result.forgotten++;
+      }
+      return result;
     },
 
     feed,

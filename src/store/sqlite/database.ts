@@ -30,6 +30,9 @@ export function openDatabase(path: string, opts: OpenDatabaseOptions = {}): Data
   if (!inMemory) mkdirSync(dirname(path), { recursive: true });
   const db = new BetterSqlite3(path, { timeout: opts.busyTimeoutMs ?? 5000 });
   try {
+    // A new file gives deleted pages back (event log retention runs `PRAGMA incremental_vacuum`); on a file
+    // made before, this is a no-op and freed pages are reused instead.
+    db.pragma('auto_vacuum = INCREMENTAL');
     if (!inMemory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal')

@@ -1,0 +1,105 @@
+/**
+ * A simulated race day into the SQLite event log: racewire's poller and scheduler against the simulator on a
+ * manual clock at 100 requests a minute (as bench/freshness.ts), every race and meeting change appended to a
+ * real SQLite file in a temporary DATA_DIR. Prints what share of /events payloads were unchanged, the
+ * process's CPU time (the simulator's included: compare runs), and the bytes on disk: the file, its WAL, and
+ * the pages in use.
+ *
+ *   npx tsx bench/store-day.ts [--hours 24] [--from 2026-11-19T14:00:00Z] [--skip on|off] [--seed 7]
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { createMemoryBus } from '../src/bus/bus.js';
+import { createManualClock } from '../src/clock.js';
+import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
+import { createSimulator } from '../src/simulator/index.js';
+import { createSqliteEventLog, openDatabase } from '../src/store/index.js';
+import { createRacingClient } from '../src/upstream/client.js';
+import { createRateLimiter } from '../src/upstream/rate-limiter.js';
+import { createPollingRole } from '../src/watch/polling-role.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1]!);
+const HOURS = Number(args.get('hours') ?? 24);
+const SEED = Number(args.get('seed') ?? 7);
+const DAY = '2026-11-20';
+// The timetable's racing runs from 14:15 UTC the day before DAY to 17:02 UTC on DAY.
+const FROM = Date.parse(args.get('from') ?? '2026-11-19T14:00:00Z');
+const TO = FROM + HOURS * 3_600_000;
+const STEP = 100;
+const MINUTE = 60_000;
+
+const dir = mkdtempSync(join(tmpdir(), 'racewire-day-'));
+const file = join(dir, 'racewire.db');
+const wall = Date.now();
+const clock = createManualClock(FROM);
+const logger = pino({ level: 'silent' });
+const sim = await createSimulator({ seed: SEED, clock, day: DAY, rateLimit: false, logger });
+const { fetch, inFlight } = createInProcessFetch(sim);
+const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+const client = createRacingClient({
+  baseUrl: 'http://sim/affiliates/v1/racing',
+  limiter,
+  clock,
+  fetch,
+  logger,
+});
+const db = openDatabase(file);
+const log = createSqliteEventLog({ db, window: 5000 });
+
+const outcomes = { changed: 0, unchanged: 0, rejected: 0 };
+const role = createPollingRole({
+  source: client,
+  log,
+  bus: createMemoryBus(),
+  clock,
+  logger,
+  subscribers: () => new Map(),
+  discoveryIntervalMs: 6_000,
+  onOutcome: (o) => {
+    outcomes[o.kind]++;
+  },
+});
+const cpu0 = process.cpuUsage();
+await role.start();
+while (clock.now() < TO) {
+  for (let spins = 0; inFlight() > 0 && spins < 1000; spins++) await new Promise((r) => setImmediate(r));
+  await clock.advance(STEP);
+}
+limiter.close();
+await role.stop();
+const cpu = process.cpuUsage(cpu0);
+await sim.close();
+
+const size = (path: string) => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+const pageSize = db.pragma('page_size', { simple: true }) as number;
+const pages = db.pragma('page_count', { simple: true }) as number;
+const free = db.pragma('freelist_count', { simple: true }) as number;
+const streams = (await log.streams()).length;
+const before = { db: size(file), wal: size(`${file}-wal`) };
+db.pragma('wal_checkpoint(TRUNCATE)');
+const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+const payloads = outcomes.changed + outcomes.unchanged + outcomes.rejected;
+console.log(`store day: ${HOURS} h from ${new Date(FROM).toISOString()}, seed ${SEED}, ${streams} streams`);
+console.log(
+  `/events payloads ${payloads}: changed ${outcomes.changed}, unchanged ${outcomes.unchanged} (${((outcomes.unchanged / payloads) * 100).toFixed(1)} %), rejected ${outcomes.rejected}`,
+);
+console.log(
+  `process CPU (simulator, client, pipeline, store): ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`,
+);
+console.log(
+  `on disk: file ${mb(before.db)} + WAL ${mb(before.wal)} = ${mb(before.db + before.wal)}; pages in use ${mb((pages - free) * pageSize)}; after checkpoint ${mb(size(file))}`,
+);
+console.log(`wall ${((Date.now() - wall) / 1000).toFixed(0)} s`);
+await log.close();
+db.close();
+rmSync(dir, { recursive: true, force: true });
