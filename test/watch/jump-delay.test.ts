@@ -19,8 +19,6 @@ describe('jump delays', () => {
     }
     for (const list of Object.values(measured)) list.sort((a, b) => a - b);
     expect(measured).toEqual(JUMP_DELAYS_S);
-    const all = [...measured.northAmerica, ...measured.elsewhere].sort((a, b) => a - b);
-    expect(all[Math.floor(all.length / 2)]).toBe(66);
   });
 
   it('conditions on the race not having jumped: only later delays remain, and past them all, a minute', () => {
