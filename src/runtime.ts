@@ -130,6 +130,7 @@ export async function startRacewire(opts: {
     logger,
     subscribers: backend.subscribers,
     discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
+    freshness: { scratchingValue: config.SCHEDULER_SCRATCHING_VALUE },
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
     },

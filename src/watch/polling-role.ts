@@ -9,8 +9,10 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import { createMeetingPipeline } from './meeting-pipeline.js';
+import type { FreshnessSettings } from './poll-policy.js';
 import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
 import { createRacePipeline } from './race-pipeline.js';
+import { pickNext } from './scheduler.js';
 
 export interface PollingRoleDeps {
   source: RaceSource;
@@ -20,6 +22,8 @@ export interface PollingRoleDeps {
   logger: Logger;
   subscribers: () => ReadonlyMap<string, number>;
   discoveryIntervalMs: number;
+  /** The scheduler's trade-off (SCHEDULER_SCRATCHING_VALUE). @default DEFAULT_SETTINGS */
+  freshness?: FreshnessSettings;
   /** Every race payload's outcome (metrics). */
   onOutcome?: (outcome: RaceOutcome) => void;
 }
@@ -62,6 +66,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       onMeetings: (meetings) => meetingPipeline.process(meetings),
       subscribers: deps.subscribers,
       discoveryIntervalMs: deps.discoveryIntervalMs,
+      strategy: (input) => pickNext(input, deps.freshness),
     });
   };
 
