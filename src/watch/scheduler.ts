@@ -62,7 +62,8 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
     const last = race.lastFetchAt ?? race.discoveredAt - NEVER_FETCHED_AGE_MS;
     // Urgent: discovery saw a change, or someone subscribed to a race racewire has no document of yet.
     const urgent = (race.dirty || (subscribers > 0 && race.lastFetchAt === undefined)) && race.failures === 0;
-    const dueAt = urgent ? now : last + policy.minIntervalMs;
+    // A race never fetched is due at once: its first fetch is the baseline every later change is seen against.
+    const dueAt = urgent || race.lastFetchAt === undefined ? now : last + policy.minIntervalMs;
     if (dueAt > now) {
       nextDue = Math.min(nextDue, dueAt);
       continue;
