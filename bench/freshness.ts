@@ -1,61 +1,76 @@
 /**
- * Freshness under budget (issue: change pipeline). Plays a stretch of the real day's timetable (748 races)
- * through the simulator on a virtual clock at 100 requests a minute, three times with the same seed and
- * window: racewire's scheduler, a naive round-robin over unsettled races, and the common scraper (each race
- * every 60 s from 15 minutes before its start until Final). Detection latency = the time racewire appended
- * the event minus the time the simulator made the change (its journal), by type.
+ * Freshness under budget (issues 11 and 17), end to end. Plays a stretch of the simulated race days (the
+ * multi-day world with the real jump and moving pools) through the simulator, the real client and limiter,
+ * the poller and the race pipeline on a manual virtual clock at 100 requests a minute, once per strategy and
+ * seed on the same window: racewire's scheduler (at each trade-off setting asked for) and the
+ * budget-matched scraper (every race every N s from 15 minutes before its advertised start until Final, N
+ * chosen so it spends the whole budget). Detection latency = when racewire appended the event minus when
+ * the simulator made the change (its journal), by kind; the floor comes from the same journal.
  *
- *   npx tsx bench/freshness.ts [--hours 3] [--from 2025-07-16T17:00:00Z-equivalent offset in hours]
+ *   npx tsx bench/freshness.ts [--hours 1] [--seeds 7,8,9] [--values 4] [--scraper yes] [--rpm 100]
  *
- * Everything runs in one process on a manual clock: the simulator is called through fastify's inject (no
- * sockets), and virtual time moves in 100 ms steps only once the work in flight has settled, so CPU speed
- * does not leak into the latencies.
+ * Everything runs in one process: the simulator is called through fastify's inject (no sockets), and
+ * virtual time moves in 100 ms steps only once the work in flight has settled, so CPU speed does not leak
+ * into the latencies.
  */
 import { pino } from 'pino';
 import { createMemoryBus } from '../src/bus/bus.js';
 import { createManualClock } from '../src/clock.js';
 import type { LogEntry } from '../src/events/envelope.js';
 import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
-import { createSimulator, type SimChange } from '../src/simulator/index.js';
+import { createSimulator, type SimChange, type SimWorld } from '../src/simulator/index.js';
 import { createMemoryEventLog } from '../src/store/index.js';
 import { createRacingClient } from '../src/upstream/client.js';
 import { createRateLimiter } from '../src/upstream/rate-limiter.js';
 import { createPoller } from '../src/watch/poller.js';
 import { createRacePipeline } from '../src/watch/race-pipeline.js';
 import { type Pick, pickNext, type SchedulerInput } from '../src/watch/scheduler.js';
-import { roundRobin, scraper } from './baseline-strategies.js';
+import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
+import {
+  arg,
+  BENCH_DAY,
+  BENCH_FROM,
+  type Bucket,
+  latencyBuckets,
+  nearJumpFloor,
+  spread,
+  summarise,
+} from './support/freshness-metrics.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1]!);
-const HOURS = Number(args.get('hours') ?? 3);
-const RPM = Number(args.get('rpm') ?? 100);
-const SEED = Number(args.get('seed') ?? 7);
-const DAY = '2026-11-20';
-// The busiest stretch of the real timetable (13 races within 10 minutes around 17:56 UTC on its first day),
-// laid onto DAY: the timetable's first race day maps to DAY - 1.
-const FROM = Date.parse(args.get('from') ?? '2026-11-19T17:00:00Z');
+const HOURS = Number(arg('hours', '1'));
+const RPM = Number(arg('rpm', '100'));
+const SEEDS = arg('seeds', '7,8,9').split(',').map(Number);
+const VALUES = arg('values', '4').split(',').filter(Boolean).map(Number);
+const WITH_SCRAPER = arg('scraper', 'yes') === 'yes';
+const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
-const WARMUP = 20 * 60_000;
 const STEP = 100;
 const MINUTE = 60_000;
+/** racewire discovers every 6 s (DISCOVERY_INTERVAL_MS); the scraper every minute, about 2 requests. */
+const RACEWIRE_DISCOVERY_MS = 6_000;
+const SCRAPER_DISCOVERY_MS = 60_000;
+const SCRAPER_DISCOVERY_PER_MINUTE = 2;
 
 type Strategy = (input: SchedulerInput) => Pick;
 
 interface RunResult {
-  name: string;
   requests: number[];
-  entries: LogEntry[];
-  journal: SimChange[];
-  starts: Map<string, number>;
+  buckets: Map<string, Bucket>;
+  floor: ReturnType<typeof nearJumpFloor>;
+  interval?: number;
   wallMs: number;
 }
 
-async function run(name: string, strategy: Strategy, discoveryIntervalMs: number): Promise<RunResult> {
+async function run(
+  seed: number,
+  makeStrategy: (world: SimWorld) => { strategy: Strategy; interval?: number },
+  discoveryIntervalMs: number,
+): Promise<RunResult> {
   const wall = Date.now();
   const clock = createManualClock(FROM - 2 * MINUTE);
   const logger = pino({ level: 'silent' });
-  const sim = await createSimulator({ seed: SEED, clock, day: DAY, rateLimit: false, logger });
+  const sim = await createSimulator({ seed, clock, day: BENCH_DAY, rateLimit: false, logger });
+  const { strategy, interval } = makeStrategy(sim.world);
   const requests: number[] = [];
   const { fetch, inFlight } = createInProcessFetch(sim, () => requests.push(clock.now()));
   const limiter = createRateLimiter({ maxPerMinute: RPM, clock });
@@ -89,10 +104,15 @@ async function run(name: string, strategy: Strategy, discoveryIntervalMs: number
   // Close the limiter first: workers waiting for a slot would otherwise wait for time that no longer moves.
   limiter.close();
   await poller.stop();
-  const starts = new Map([...poller.races().values()].map((r) => [r.raceId, r.startTime]));
   const journal = sim.journal();
   await sim.close();
-  return { name, requests, entries, journal, starts, wallMs: Date.now() - wall };
+  return {
+    requests,
+    buckets: latencyBuckets(journal, seenBy(entries), FROM, TO),
+    floor: nearJumpFloor(journal, RPM, FROM, TO),
+    interval,
+    wallMs: Date.now() - wall,
+  };
 }
 
 /** Which event type shows each kind of simulator change. */
@@ -105,44 +125,28 @@ const EVENT_FOR: Partial<Record<SimChange['type'], string>> = {
   start_time: 'race.start_time_changed',
 };
 
-function latencies(result: RunResult) {
+/** When racewire appended the first event of the change's type (and runner) at or after the change. */
+function seenBy(entries: readonly LogEntry[]): (change: SimChange) => number | undefined {
   const byRace = new Map<string, { type: string; at: number; entrantId?: string }[]>();
-  for (const e of result.entries) {
+  for (const e of entries) {
     if (e.kind !== 'event' || !e.event.raceId) continue;
     const data = e.event.data as { runner?: { entrantId?: string } };
     const list = byRace.get(e.event.raceId) ?? [];
     list.push({ type: e.event.type, at: Date.parse(e.timestamp), entrantId: data.runner?.entrantId });
     byRace.set(e.event.raceId, list);
   }
-  const out = new Map<string, { ms: number[]; missed: number }>();
-  const bucket = (key: string) => {
-    const b = out.get(key) ?? { ms: [], missed: 0 };
-    out.set(key, b);
-    return b;
-  };
-  for (const change of result.journal) {
-    if (change.at < FROM + WARMUP || change.at > TO - 5 * MINUTE) continue;
+  return (change) => {
     const type = EVENT_FOR[change.type];
-    if (!type) continue;
-    const start = result.starts.get(change.raceId);
-    let key: string = change.type;
-    if (change.type === 'scratching') key = change.detail.late ? 'scratching (late)' : 'scratching (early)';
-    if (change.type === 'odds') {
-      if (start === undefined || change.at < start - 10 * MINUTE || change.at > start) continue;
-      key = 'odds (last 10 min)';
-    }
     const entrantId = (change.detail.entrantId ?? change.detail.entrant_id) as string | undefined;
-    const hit = (byRace.get(change.raceId) ?? []).find(
+    return (byRace.get(change.raceId) ?? []).find(
       (e) =>
         e.type === type && e.at >= change.at && (!entrantId || !e.entrantId || e.entrantId === entrantId),
-    );
-    if (hit) bucket(key).ms.push(hit.at - change.at);
-    else bucket(key).missed++;
-  }
-  return out;
+    )?.at;
+  };
 }
 
-function maxInWindow(times: number[]): number {
+/** Most requests sent in any 60 s window (a budget violation is more than RPM). */
+function maxInWindow(times: readonly number[]): number {
   let max = 0;
   let lo = 0;
   for (let hi = 0; hi < times.length; hi++) {
@@ -152,31 +156,55 @@ function maxInWindow(times: number[]): number {
   return max;
 }
 
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return Number.NaN;
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
-const s = (ms: number) => (Number.isNaN(ms) ? 'n/a' : `${(ms / 1000).toFixed(1)} s`);
-
 async function main() {
-  const runs = [
-    await run('racewire', pickNext, 6_000),
-    await run('round-robin', roundRobin, 60_000),
-    await run('scraper (60 s from -15 min)', scraper, 60_000),
+  const strategies: [string, (world: SimWorld) => { strategy: Strategy; interval?: number }, number][] = [
+    ...VALUES.map((v): [string, (world: SimWorld) => { strategy: Strategy }, number] => [
+      `racewire (scratchingValue ${v})`,
+      () => ({ strategy: (input) => pickNext(input, { scratchingValue: v }) }),
+      RACEWIRE_DISCOVERY_MS,
+    ]),
   ];
-  console.log(`freshness: ${HOURS} h from ${new Date(FROM).toISOString()} at ${RPM} req/min, seed ${SEED}`);
-  for (const r of runs) {
-    const lat = latencies(r);
-    console.log(
-      `\n## ${r.name}: ${r.requests.length} requests, max ${maxInWindow(r.requests)} in any 60 s window, ${(r.wallMs / 1000).toFixed(0)} s wall`,
-    );
-    console.log('| change | n | p50 | p95 | missed |');
-    console.log('|---|---|---|---|---|');
-    for (const [key, { ms, missed }] of [...lat].sort()) {
-      console.log(`| ${key} | ${ms.length} | ${s(pct(ms, 50))} | ${s(pct(ms, 95))} | ${missed} |`);
-    }
+  if (WITH_SCRAPER) {
+    strategies.push([
+      'budget-matched scraper',
+      (world) => {
+        const interval = budgetMatchedInterval(world, FROM, TO, RPM, SCRAPER_DISCOVERY_PER_MINUTE);
+        return { strategy: scraper(interval), interval };
+      },
+      SCRAPER_DISCOVERY_MS,
+    ]);
   }
+  console.log(
+    `freshness: ${HOURS} h from ${new Date(FROM).toISOString()} at ${RPM} req/min, seeds ${SEEDS.join(', ')}`,
+  );
+  let floors: RunResult['floor'][] = [];
+  for (const [name, make, discoveryMs] of strategies) {
+    const runs: RunResult[] = [];
+    for (const seed of SEEDS) runs.push(await run(seed, make, discoveryMs));
+    floors = runs.map((r) => r.floor);
+    const minutes = (TO - FROM + 2 * MINUTE) / MINUTE;
+    console.log(
+      `\n## ${name}: ${runs.map((r) => r.requests.length).join(', ')} requests (${runs
+        .map((r) => `${((100 * r.requests.length) / (RPM * minutes)).toFixed(0)} %`)
+        .join(
+          ', ',
+        )} of the budget), max ${runs.map((r) => maxInWindow(r.requests)).join(', ')} in any 60 s window${
+        runs[0]?.interval ? `, every race every ${(runs[0].interval / 1000).toFixed(1)} s` : ''
+      }, ${runs.map((r) => (r.wallMs / 1000).toFixed(0)).join(', ')} s wall`,
+    );
+    console.log(summarise(runs.map((r) => r.buckets)));
+  }
+  console.log(
+    `\nfloor (near-jump odds, the whole budget spread over the races within 10 min of their jump): p50 ${spread(
+      floors.map((f) => f.p50),
+    )}, p95 ${spread(floors.map((f) => f.p95))}; races there at each change: median ${spread(
+      floors.map((f) => f.racesMedian),
+      String,
+    )}, max ${spread(
+      floors.map((f) => f.racesMax),
+      String,
+    )}`,
+  );
 }
 
 await main();

@@ -47,6 +47,11 @@ export const SETTINGS = {
     '6000',
     'How often a day with live races is listed again (/meetings, every page)',
   ],
+  SCHEDULER_SCRATCHING_VALUE: [
+    spec(z.coerce.number().min(0).max(1000), 'a number from 0 to 1000'),
+    '0.25',
+    'What seeing a scratching is worth against a near-jump odds move: higher spends more of the budget on races hours away (early scratchings), lower on races near their jump',
+  ],
   DATA_DIR: [text, './data', 'Where the SQLite database lives'],
   STORE: [
     oneOf(['sqlite', 'memory', 'redis']),

@@ -137,6 +137,7 @@ export async function startRacewire(opts: {
       options: config.MARKET_DATA_OPTIONS,
     }),
     market: config.MARKET_THRESHOLDS,
+    freshness: { scratchingValue: config.SCHEDULER_SCRATCHING_VALUE },
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
       countDroppedRows(metrics, outcome.droppedRows);

@@ -1,30 +1,72 @@
 /**
- * How much a race deserves the next request: a weight (its share of the budget when demand exceeds it) and
- * a minimum interval (no point fetching more often, even with budget to spare). Pure.
+ * What a request for a race is worth: the rate at which the race's payload makes changes people want to
+ * see soon, each kind weighed by its value, and the shortest interval worth fetching it at. Pure.
  *
- * The shape follows where users need freshness: prices move most from ~30 minutes before the advertised
- * start to a couple of minutes after it; results and dividends arrive minutes after the jump; a race
- * hours away changes rarely. Status transitions of every race are also seen by discovery (one /meetings
- * request covers all races), which marks a race dirty so it is fetched at once.
+ * The model (the Poisson change model of Cho & Garcia-Molina, "Effective page refresh policies for Web
+ * crawlers", ACM TODS 28(4), 2003): each kind of change arrives at a rate that depends on where the race is
+ * in its day. A change waits from when it happens until the next fetch; the scheduler spends each request
+ * where the expected waiting it ends, weighed by value, is largest (scheduler.ts).
+ *
+ * - **Odds** (value 1, the unit) move at a rate that rises steeply toward the real jump: the real flucs put
+ *   about three moves per runner in the last 30 minutes, bunched toward the close (density ~ t^-2/3 of the
+ *   time t left; half of them in the last 3 to 4 minutes). The jump is not the advertised start: while the
+ *   race is Open the rate is averaged over the measured jump delays still possible (jump-delay.ts), so a race
+ *   Open 5 minutes past its advertised start is still near its jump, and one Closed is not.
+ * - **Scratchings** (value `scratchingValue`, the trade-off setting): about one in three races sees an early
+ *   scratching, spread over the 3 to 40 hours before the start; one in five a late one in its last hour.
+ * - **Results, dividends and status** (value RESULT_VALUE) after the jump: Closed until Interim results (a
+ *   minute or two), Interim until its dividends (under a minute), Interim until Final (a few minutes).
+ *   Discovery (one /meetings request for every race) sees status transitions and marks the race dirty, which
+ *   the scheduler fetches first; this rate is for what discovery cannot see (dividends, placings).
  */
+import { remainingJumpDelays } from './jump-delay.js';
 import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 
 export interface PollPolicy {
+  /** Value of the changes the race makes per second (odds moves near the jump are worth 1 each). */
   weight: number;
+  /** No fetch sooner than this after the last one, even with budget to spare. */
   minIntervalMs: number;
 }
 
+/** The explicit trade-off: what seeing one scratching is worth against seeing one near-jump odds move. */
+export interface FreshnessSettings {
+  scratchingValue: number;
+}
+
+/**
+ * Default trade-off, chosen on the measured curve (docs/benchmarks.md#freshness-under-budget): near-jump
+ * odds within their goals while early scratchings still cost little of the budget.
+ */
+export const DEFAULT_SETTINGS: FreshnessSettings = { scratchingValue: 0.25 };
+
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
 
-/** Phases by time to the advertised start (ms; negative once it has passed), nearest first. */
-const PHASES: ReadonlyArray<{ until: number; weight: number; minIntervalMs: number; name: string }> = [
-  { name: 'near-jump', until: 10 * MINUTE, weight: 12, minIntervalMs: 3 * SECOND },
-  { name: 'warming', until: 30 * MINUTE, weight: 1.5, minIntervalMs: 30 * SECOND },
-  { name: 'hour', until: 60 * MINUTE, weight: 0.3, minIntervalMs: 2 * MINUTE },
-  { name: 'later', until: 3 * 60 * MINUTE, weight: 0.3, minIntervalMs: 5 * MINUTE },
-  { name: 'far', until: Number.POSITIVE_INFINITY, weight: 0.1, minIntervalMs: 20 * MINUTE },
-];
+/** Odds moves are worth 1 in the last NEAR_JUMP_S before the jump, where bets are placed, and less before. */
+const NEAR_JUMP_S = 10 * 60;
+const EARLY_ODDS_VALUE = 0.05;
+/** Odds moves of a race in its last ODDS_WINDOW_S before the jump (about three per runner of eight). */
+const ODDS_MOVES = 24;
+const ODDS_WINDOW_S = 30 * 60;
+/** Mean odds rate over the last NEAR_JUMP_S: (NEAR_JUMP_S / ODDS_WINDOW_S)^(1/3) of the moves fall there. */
+const NEAR_JUMP_MEAN_RATE = (ODDS_MOVES * (NEAR_JUMP_S / ODDS_WINDOW_S) ** (1 / 3)) / NEAR_JUMP_S;
+/** The rate's singularity at the jump is cut here: no fetch can be closer than this to the close anyway. */
+const ODDS_NEAREST_S = 5;
+/** Scratchings per race per second: early ones over 3-40 h before the start, late ones in its last hour. */
+const EARLY_SCRATCH_RATE = 0.45 / (37 * 3600);
+const LATE_SCRATCH_RATE = 0.2 / 3600;
+const RESULT_VALUE = 1;
+/** After the jump, per second: results due while Closed, dividends due while Interim without them, Final. */
+const CLOSED_RATE = 1 / 120;
+const DIVIDENDS_DUE_RATE = 1 / 60;
+const FINAL_DUE_RATE = 1 / 1800;
+
+/** No fetch before a change is this likely (the budget is better left unspent than spent on nothing). */
+const MIN_CHANGE_CHANCE = 0.002;
+const MIN_INTERVAL_MS = 2 * SECOND;
+const MAX_MIN_INTERVAL_MS = 20 * MINUTE;
 
 /** Once Final (or Abandoned), a race is fetched until dividends are Final and confirmed, at most this long. */
 export const SETTLE_TIMEOUT_MS = 30 * MINUTE;
@@ -35,10 +77,20 @@ export const SUBSCRIBED_MAX_INTERVAL_MS = 10 * SECOND;
 const FAILURE_BACKOFF_CAP_MS = 5 * MINUTE;
 
 /** Policy for one race at `now`, or null when it needs no more fetches. */
-export function pollPolicy(race: RaceWatch, now: number, subscribers: number): PollPolicy | null {
-  const base = basePolicy(race, now);
-  if (!base) return null;
-  let { weight, minIntervalMs } = base;
+export function pollPolicy(
+  race: RaceWatch,
+  now: number,
+  subscribers: number,
+  settings: FreshnessSettings = DEFAULT_SETTINGS,
+): PollPolicy | null {
+  const rates = changeRates(race, now);
+  if (!rates) return null;
+  const changeRate = rates.odds + rates.scratching + rates.result;
+  let weight = rates.oddsValue + settings.scratchingValue * rates.scratching + RESULT_VALUE * rates.result;
+  let minIntervalMs =
+    changeRate > 0
+      ? Math.min(MAX_MIN_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, (MIN_CHANGE_CHANCE / changeRate) * SECOND))
+      : MIN_INTERVAL_MS;
   if (subscribers > 0) {
     weight *= SUBSCRIBED_BOOST;
     minIntervalMs = Math.min(minIntervalMs, SUBSCRIBED_MAX_INTERVAL_MS);
@@ -49,28 +101,71 @@ export function pollPolicy(race: RaceWatch, now: number, subscribers: number): P
   return { weight, minIntervalMs };
 }
 
-function basePolicy(race: RaceWatch, now: number): PollPolicy | null {
+/** Expected changes per second by kind; `oddsValue` is the odds rate weighed by each move's value. */
+export interface ChangeRates {
+  odds: number;
+  oddsValue: number;
+  scratching: number;
+  result: number;
+}
+
+/** Expected changes per second by kind, or null when the race will change no more. */
+export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
+  const none = { odds: 0, oddsValue: 0, scratching: 0, result: 0 };
   if (FINISHED_STATUSES.has(race.status)) {
     const confirmed =
       race.lastGoodAt !== undefined && race.finishedAt !== undefined && race.lastGoodAt >= race.finishedAt;
     const settled = race.status === 'Abandoned' || race.dividends === 'final';
     if (confirmed && (settled || now - (race.finishedAt ?? now) > SETTLE_TIMEOUT_MS)) return null;
-    // A race already over when discovery first listed it only needs its one baseline fetch, which can wait
-    // for spare budget; one that finished while watched is waiting for Final dividends or its confirmation.
+    // A race already over when discovery first listed it will change no more: its one baseline fetch is
+    // worth nothing to freshness (weight 0: only budget nothing else wants). One that finished while
+    // watched is waiting for Final dividends or its confirming fetch.
     const finishedBeforeSeen = (race.finishedAt ?? now) <= race.discoveredAt;
-    return { weight: finishedBeforeSeen ? 0.05 : 2, minIntervalMs: 10 * SECOND };
+    return { ...none, result: finishedBeforeSeen ? 0 : DIVIDENDS_DUE_RATE };
   }
-  const toJump = race.startTime - now;
-  if (toJump < -2 * MINUTE) {
-    // Jumped and not Final: in running, or Interim awaiting the official result. Prices settle within a
-    // couple of minutes of the start; after that what matters is results and status transitions, which
-    // discovery sees for every race at once and turns into an immediate fetch (dirty), so a modest
-    // share here is enough to catch what discovery cannot see (changed placings, dividends).
-    // Interim results are in and dividends are due within a minute or two: that is what consumers wait for.
-    if (race.status === 'Interim' && race.dividends === 'none')
-      return { weight: 8, minIntervalMs: 4 * SECOND };
-    return { weight: 2, minIntervalMs: 10 * SECOND };
+  if (race.status === 'Interim') {
+    return { ...none, result: race.dividends === 'none' ? DIVIDENDS_DUE_RATE : FINAL_DUE_RATE };
   }
-  const phase = PHASES.find((p) => toJump <= p.until)!;
-  return { weight: phase.weight, minIntervalMs: phase.minIntervalMs };
+  if (race.status === 'Closed') return { ...none, result: CLOSED_RATE };
+  // Not jumped yet, however late: odds by the jumps still possible, scratchings by the advertised start.
+  const toStart = race.startTime - now;
+  const odds = expectedOddsRate(race, now);
+  return {
+    odds: odds.rate,
+    oddsValue: odds.valued,
+    scratching: toStart > HOUR ? EARLY_SCRATCH_RATE : LATE_SCRATCH_RATE,
+    result: 0,
+  };
+}
+
+/** Odds moves per second at `secondsToJump` before the jump. */
+function oddsRate(secondsToJump: number): number {
+  if (secondsToJump > ODDS_WINDOW_S) return 0;
+  const x = Math.max(ODDS_NEAREST_S, secondsToJump) / ODDS_WINDOW_S;
+  return (ODDS_MOVES / (3 * ODDS_WINDOW_S)) * x ** (-2 / 3);
+}
+
+/**
+ * Value-weighted odds rate. Near the jump, the moves' mean rate over the last NEAR_JUMP_S, flat: the
+ * square-root allocation of the raw rate (t^-2/3) starves races 5-10 minutes out, whose moves then wait
+ * 20 s and more at the 95th percentile (measured), while someone about to bet wants every price of the
+ * last minutes fresh. Before that, the raw rate at EARLY_ODDS_VALUE.
+ */
+function oddsValueRate(secondsToJump: number): number {
+  if (secondsToJump <= NEAR_JUMP_S) return NEAR_JUMP_MEAN_RATE;
+  return oddsRate(secondsToJump) * EARLY_ODDS_VALUE;
+}
+
+/** The odds rate averaged over the jumps still possible for a race not yet Closed. */
+function expectedOddsRate(race: RaceWatch, now: number): { rate: number; valued: number } {
+  const toStartS = (race.startTime - now) / SECOND;
+  if (toStartS > ODDS_WINDOW_S) return { rate: 0, valued: 0 };
+  const delays = remainingJumpDelays(race.country, -toStartS);
+  let sum = 0;
+  let valued = 0;
+  for (const d of delays) {
+    sum += oddsRate(toStartS + d);
+    valued += oddsValueRate(toStartS + d);
+  }
+  return { rate: sum / delays.length, valued: valued / delays.length };
 }

@@ -12,9 +12,11 @@ import type { EventOptions } from '../upstream/client.js';
 import type { DroppedRow } from '../upstream/schemas.js';
 import type { MarketThresholds } from './market-thresholds.js';
 import { createMeetingPipeline } from './meeting-pipeline.js';
+import type { FreshnessSettings } from './poll-policy.js';
 import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
 import { createRacePipeline } from './race-pipeline.js';
 import type { RaceWatch } from './race-watch.js';
+import { pickNext } from './scheduler.js';
 import { type ConditionalEventSource, createUnchangedSkip, type UnchangedSkip } from './unchanged-skip.js';
 
 export interface PollingRoleDeps {
@@ -30,6 +32,8 @@ export interface PollingRoleDeps {
   eventOptions?: (race: RaceWatch, now: number) => EventOptions;
   /** Market event thresholds; default market-thresholds.ts. */
   market?: MarketThresholds;
+  /** The scheduler's trade-off (SCHEDULER_SCRATCHING_VALUE). @default DEFAULT_SETTINGS */
+  freshness?: FreshnessSettings;
   /** Every race payload's outcome (metrics). */
   onOutcome?: (outcome: RaceOutcome) => void;
   /** Rows dropped from /meetings pages (metrics). */
@@ -83,6 +87,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       discoveryIntervalMs: deps.discoveryIntervalMs,
       eventOptions: deps.eventOptions,
       unchangedSkip: skip,
+      strategy: (input) => pickNext(input, deps.freshness),
     });
   };
 

@@ -1,0 +1,163 @@
+/**
+ * What the freshness benchmarks share: the window they play, how a simulator change is classified and
+ * timed against when racewire saw it, the floor, and medians and spreads over seeds.
+ */
+import type { SimChange } from '../../src/simulator/index.js';
+
+export const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+};
+
+const MINUTE = 60_000;
+/** The simulator's configured day; its timetable's first race day maps to the day before. */
+export const BENCH_DAY = '2026-11-20';
+/** The busiest stretch of the real timetable (13 races within 10 minutes around 17:56 UTC), laid onto it. */
+export const BENCH_FROM = Date.parse(arg('from', '2026-11-19T17:00:00Z'));
+/**
+ * Changes in the first 20 minutes (warm-up) and the last 5 (not yet seen) are not counted; early
+ * scratchings only up to an hour before the end, since a race hours away is revisited about that rarely.
+ * A counted change never seen counts as never in the percentiles (shown as "never").
+ */
+const WARMUP = 20 * MINUTE;
+const TAIL = 5 * MINUTE;
+const EARLY_SCRATCH_TAIL = 60 * MINUTE;
+/** Near-jump odds: moves in the last 10 minutes before the real jump (the race's Closed). */
+const NEAR_JUMP = 10 * MINUTE;
+
+export interface Fetched {
+  raceId: string;
+  at: number;
+}
+
+export interface Bucket {
+  /** Latency of each counted change; Infinity for one never seen. */
+  ms: number[];
+  missed: number;
+}
+
+/** When each race closed (jumped), from the journal. */
+export function closesOf(journal: readonly SimChange[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of journal) if (c.type === 'status' && c.detail.to === 'Closed') out.set(c.raceId, c.at);
+  return out;
+}
+
+/** The bucket a change is measured in, or undefined when it is not measured. */
+export function bucketOf(change: SimChange, closes: ReadonlyMap<string, number>): string | undefined {
+  switch (change.type) {
+    case 'odds': {
+      const close = closes.get(change.raceId);
+      return close !== undefined && change.at >= close - NEAR_JUMP && change.at < close
+        ? 'odds (last 10 min)'
+        : undefined;
+    }
+    case 'scratching':
+      return change.detail.late ? 'scratching (late)' : 'scratching (early)';
+    case 'status':
+    case 'results':
+    case 'dividends':
+    case 'start_time':
+      return change.type;
+    default:
+      return undefined;
+  }
+}
+
+/** Latency of every counted change: `seenAt` says when racewire saw it (undefined: never). */
+export function latencyBuckets(
+  journal: readonly SimChange[],
+  seenAt: (change: SimChange) => number | undefined,
+  from: number,
+  to: number,
+): Map<string, Bucket> {
+  const closes = closesOf(journal);
+  const out = new Map<string, Bucket>();
+  for (const change of journal) {
+    if (change.at < from + WARMUP || change.at > to - TAIL) continue;
+    const key = bucketOf(change, closes);
+    if (!key || (key === 'scratching (early)' && change.at > to - EARLY_SCRATCH_TAIL)) continue;
+    const bucket = out.get(key) ?? { ms: [], missed: 0 };
+    out.set(key, bucket);
+    const seen = seenAt(change);
+    if (seen === undefined) bucket.missed++;
+    bucket.ms.push(seen === undefined ? Number.POSITIVE_INFINITY : seen - change.at);
+  }
+  return out;
+}
+
+/** `seenAt` for the model: the first fetch of the change's race at or after it. */
+export function firstFetchAfter(fetches: readonly Fetched[]): (change: SimChange) => number | undefined {
+  const byRace = new Map<string, number[]>();
+  for (const f of fetches) byRace.set(f.raceId, [...(byRace.get(f.raceId) ?? []), f.at]);
+  return (change) => byRace.get(change.raceId)?.find((at) => at >= change.at);
+}
+
+export const pct = (xs: readonly number[], p: number): number => {
+  if (xs.length === 0) return Number.NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+
+/**
+ * The floor for near-jump odds: the whole budget spread evenly over the races within 10 minutes of their
+ * jump at each instant, so a race there is fetched every 60 x n / rpm seconds (n of them at once) and a
+ * change waits uniformly up to that. The distribution is that mixture over the measured changes.
+ */
+export function nearJumpFloor(
+  journal: readonly SimChange[],
+  rpm: number,
+  from: number,
+  to: number,
+): { p50: number; p95: number; racesMedian: number; racesMax: number } {
+  const closes = closesOf(journal);
+  const windows = [...closes.values()].map((close) => [close - NEAR_JUMP, close] as const);
+  const racesAt = (t: number) => windows.filter(([lo, hi]) => t >= lo && t < hi).length;
+  const waits: number[] = [];
+  const counts: number[] = [];
+  for (const change of journal) {
+    if (change.at < from + WARMUP || change.at > to - TAIL) continue;
+    if (bucketOf(change, closes) !== 'odds (last 10 min)') continue;
+    const n = racesAt(change.at);
+    counts.push(n);
+    const interval = (60_000 * n) / rpm;
+    for (let k = 0; k < 20; k++) waits.push((interval * (k + 0.5)) / 20);
+  }
+  return {
+    p50: pct(waits, 50),
+    p95: pct(waits, 95),
+    racesMedian: pct(counts, 50),
+    racesMax: Math.max(...counts),
+  };
+}
+
+export const seconds = (ms: number): string =>
+  Number.isNaN(ms) ? 'n/a' : ms === Number.POSITIVE_INFINITY ? 'never' : `${(ms / 1000).toFixed(1)} s`;
+
+/** Median over runs and [min-max], for one statistic. */
+export function spread(values: readonly number[], fmt = seconds): string {
+  const ok = values.filter((v) => !Number.isNaN(v));
+  if (ok.length === 0) return 'n/a';
+  const sorted = [...ok].sort((a, b) => a - b);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return sorted.length === 1 ? fmt(median) : `${fmt(median)} [${fmt(sorted[0]!)}-${fmt(sorted.at(-1)!)}]`;
+}
+
+/** A markdown table of several runs' buckets: p50 and p95 as median [min-max] over the runs. */
+export function summarise(runs: readonly Map<string, Bucket>[]): string {
+  const keys = [...new Set(runs.flatMap((r) => [...r.keys()]))].sort();
+  const lines = ['| change | n | p50 | p95 | missed |', '|---|---|---|---|---|'];
+  for (const key of keys) {
+    const of = (f: (b: Bucket) => number) => runs.map((r) => (r.get(key) ? f(r.get(key)!) : Number.NaN));
+    lines.push(
+      `| ${key} | ${spread(
+        of((b) => b.ms.length),
+        String,
+      )} | ${spread(of((b) => pct(b.ms, 50)))} | ${spread(of((b) => pct(b.ms, 95)))} | ${spread(
+        of((b) => b.missed),
+        String,
+      )} |`,
+    );
+  }
+  return lines.join('\n');
+}
