@@ -123,6 +123,7 @@ export async function startRacewire(opts: {
     headers: upstreamHeaders,
   });
 
+  const freshness = { scratchingValue: config.SCHEDULER_SCRATCHING_VALUE };
   const role = createPollingRole({
     source: client,
     log,
@@ -137,7 +138,7 @@ export async function startRacewire(opts: {
       options: config.MARKET_DATA_OPTIONS,
     }),
     market: config.MARKET_THRESHOLDS,
-    freshness: { scratchingValue: config.SCHEDULER_SCRATCHING_VALUE },
+    freshness,
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
       countDroppedRows(metrics, outcome.droppedRows);
@@ -201,6 +202,7 @@ export async function startRacewire(opts: {
     view,
     subscribers: backend.subscribers,
     discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
+    freshness,
     ws: () => ({ ...gateway.stats(), subscribers: hub.subscriberCounts('ws') }),
     sse: () => ({ ...sse.stats(), subscribers: hub.subscriberCounts('sse') }),
     webhooks,

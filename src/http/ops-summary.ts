@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { WebhookService } from '../delivery/webhooks/index.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
 import { planBudget } from '../watch/budget-plan.js';
-import { pollPolicy } from '../watch/poll-policy.js';
+import { type FreshnessSettings, pollPolicy } from '../watch/poll-policy.js';
 import type { RaceView } from '../watch/poller.js';
 import type { OpsSummary } from './race-routes.js';
 
@@ -23,6 +23,8 @@ export interface OpsSources {
   subscribers: () => ReadonlyMap<string, number>;
   /** Refresh interval of a live day: discovery's share of the budget, one page a refresh. */
   discoveryIntervalMs: number;
+  /** The scheduler's trade-off, so the plan is the one the poller runs. */
+  freshness?: FreshnessSettings;
   ws: () => TransportOps;
   sse: () => TransportOps;
   webhooks: Pick<WebhookService, 'stats'>;
@@ -50,6 +52,7 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
       now: clock.now(),
       subscribers: sources.subscribers(),
       racesPerMinute: budget.maxPerMinute - discoveryPerMinute,
+      settings: sources.freshness,
     });
     return {
       time: clock.now(),

@@ -3,14 +3,20 @@
  * gives it at the current demand, and where the budget goes. Pure; the board judges a race's data age
  * against it (docs/board.md), so a saturated budget reads as the design it is.
  *
- * The rule (scheduler.ts): the due race with the largest (time since its last fetch) x weight goes next. In
- * steady state every race whose minimum interval does not hold it back is then fetched when that product
- * reaches one common level L, so its interval is L / weight; L is the level at which the races' requests add
- * up to the rate the budget leaves them. A subscribed race is fetched at least every
- * SUBSCRIBED_MAX_INTERVAL_MS whatever its weight. When the minimum intervals alone ask for less than the
- * budget, each race gets its minimum interval and the rest of the budget stays unspent.
+ * The rule (scheduler.ts): the due race with the largest weight x (time since its last fetch)^2 goes next. In
+ * steady state every race whose minimum interval does not hold it back is then fetched when that score
+ * reaches one common level L, so its interval is sqrt(L / weight); L is the level at which the races'
+ * requests add up to the rate the budget leaves them. A subscribed race is fetched at least every
+ * SUBSCRIBED_MAX_INTERVAL_MS whatever its weight. A race of weight 0 (only a baseline to take) gets what
+ * nothing else wants: nothing while the budget is saturated. When the minimum intervals alone ask for less
+ * than the budget, each race gets its minimum interval and the rest of the budget stays unspent.
  */
-import { pollPolicy, SUBSCRIBED_MAX_INTERVAL_MS } from './poll-policy.js';
+import {
+  DEFAULT_SETTINGS,
+  type FreshnessSettings,
+  pollPolicy,
+  SUBSCRIBED_MAX_INTERVAL_MS,
+} from './poll-policy.js';
 import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 
 /** A race within this of its advertised start, or past it and not finished, is near the jump. */
@@ -22,6 +28,8 @@ export interface BudgetPlanInput {
   subscribers: ReadonlyMap<string, number>;
   /** Requests a minute (of the race clock) the budget leaves for races once discovery has its share. */
   racesPerMinute: number;
+  /** The scheduler's trade-off, as the poller runs it. @default DEFAULT_SETTINGS */
+  settings?: FreshnessSettings;
 }
 
 export interface BudgetPlan {
@@ -46,9 +54,12 @@ interface Demand {
 const isNearJump = (race: RaceWatch, now: number) =>
   !FINISHED_STATUSES.has(race.status) && race.startTime - now <= NEAR_JUMP_MS;
 
-/** The interval a race gets at level `level` (ms x weight). */
+/** The interval a race gets at level `level` (weight x ms^2); weight 0 waits out a saturated budget. */
 function intervalAt(d: Demand, level: number): number {
-  const stretched = Math.max(d.minIntervalMs, level / d.weight);
+  const stretched = Math.max(
+    d.minIntervalMs,
+    d.weight > 0 ? Math.sqrt(level / d.weight) : level > 0 ? Infinity : 0,
+  );
   return d.subscribed
     ? Math.min(stretched, Math.max(d.minIntervalMs, SUBSCRIBED_MAX_INTERVAL_MS))
     : stretched;
@@ -61,7 +72,7 @@ export function planBudget(input: BudgetPlanInput): BudgetPlan {
   const demands: Demand[] = [];
   for (const race of input.races) {
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
-    const policy = pollPolicy(race, input.now, subscribers);
+    const policy = pollPolicy(race, input.now, subscribers, input.settings ?? DEFAULT_SETTINGS);
     if (!policy) continue;
     demands.push({
       raceId: race.raceId,
@@ -77,9 +88,9 @@ export function planBudget(input: BudgetPlanInput): BudgetPlan {
   if (saturated) {
     // The rate falls as the level rises: find where it meets the budget (or the subscribed races' floor).
     let high = 1;
-    while (rateAt(demands, high) > budget && high < 1e15) high *= 2;
+    while (rateAt(demands, high) > budget && high < 1e30) high *= 2;
     let low = 0;
-    for (let i = 0; i < 80; i++) {
+    for (let i = 0; i < 200; i++) {
       const mid = (low + high) / 2;
       if (rateAt(demands, mid) > budget) low = mid;
       else high = mid;
@@ -91,6 +102,7 @@ export function planBudget(input: BudgetPlanInput): BudgetPlan {
   let near = 0;
   for (const d of demands) {
     const interval = intervalAt(d, level);
+    if (!Number.isFinite(interval)) continue;
     intervalMs.set(d.raceId, interval);
     total += 1 / interval;
     if (d.nearJump) near += 1 / interval;

@@ -54,23 +54,24 @@ describe('the budget plan', () => {
     expect(plan.nearJump).toBe(4);
   });
 
-  it('spends exactly the budget when the races ask for more, stretching intervals by weight', () => {
+  it('spends exactly the budget when the races ask for more, stretching intervals by the square-root rule', () => {
     const races = field(T0);
     const plan = planBudget({ races: races.values(), now: T0, subscribers: new Map(), racesPerMinute: 60 });
     expect(plan.saturated).toBe(true);
     expect(rate(plan.intervalMs.values())).toBeCloseTo(60, 6);
-    // Far (20 min) and later (5 min) races are held at their minimum intervals: 5 + 6 requests a minute.
-    // The near-jump (weight 12) and warming (1.5) races share the other 49 at one level L of interval x
-    // weight: 4 x 12 / L + 10 x 1.5 / L = 49 a minute.
-    const level = (63 * MIN) / 49;
+    // Races not held at their minimum interval share one level L = weight x interval^2 (scheduler.ts).
+    const levels: number[] = [];
+    let near = 0;
     for (const r of races.values()) {
       const policy = pollPolicy(r, T0, 0)!;
       const interval = plan.intervalMs.get(r.raceId)!;
-      if (classOf(r.raceId) === 'far' || classOf(r.raceId) === 'later')
-        expect(interval).toBe(policy.minIntervalMs);
-      else expect(interval * policy.weight).toBeCloseTo(level, 0);
+      expect(interval).toBeGreaterThanOrEqual(policy.minIntervalMs);
+      if (interval > policy.minIntervalMs) levels.push(policy.weight * interval * interval);
+      if (classOf(r.raceId) === 'near') near += 60_000 / interval;
     }
-    expect(plan.nearJumpShare).toBeCloseTo(((4 * 12) / 63) * (49 / 60), 6);
+    expect(levels.length).toBeGreaterThan(races.size / 2);
+    for (const level of levels) expect(level / levels[0]! - 1).toBeCloseTo(0, 6);
+    expect(plan.nearJumpShare).toBeCloseTo(near / 60, 6);
   });
 
   it('keeps a subscribed race within the scheduler’s subscribed maximum', () => {
@@ -98,14 +99,15 @@ describe('the budget plan', () => {
   });
 
   it('predicts the intervals the scheduler gives when it runs at that rate', () => {
-    // One request a second for two hours of the race clock, each race held at its distance from the start
-    // so its phase holds; the second hour is measured.
+    // One request a second for four hours of the race clock, each race held at its distance from the start
+    // so its phase holds; the last three hours are measured (intervals run to 20 minutes).
     const subscribers = new Map([['far-1', 1]]);
     const races = field(T0);
     const toStart = new Map([...races.values()].map((r) => [r.raceId, r.startTime - T0]));
     const fetches = new Map<string, number>();
     const hour = 60 * MIN;
-    for (let t = T0; t < T0 + 2 * hour; t += S) {
+    const measuredFor = 3 * hour;
+    for (let t = T0; t < T0 + 4 * hour; t += S) {
       for (const r of races.values()) r.startTime = t + (toStart.get(r.raceId) as number);
       const pick = pickNext({
         races: races.values(),
@@ -117,12 +119,12 @@ describe('the budget plan', () => {
       });
       if (pick.kind !== 'race') continue;
       races.get(pick.raceId)!.lastFetchAt = t;
-      if (t >= T0 + hour) fetches.set(pick.raceId, (fetches.get(pick.raceId) ?? 0) + 1);
+      if (t >= T0 + 4 * hour - measuredFor) fetches.set(pick.raceId, (fetches.get(pick.raceId) ?? 0) + 1);
     }
-    const plan = planBudget({ races: races.values(), now: T0 + 2 * hour, subscribers, racesPerMinute: 60 });
+    const plan = planBudget({ races: races.values(), now: T0 + 4 * hour, subscribers, racesPerMinute: 60 });
     const measured = (cls: string) => {
       const ids = [...races.keys()].filter((id) => classOf(id) === cls && id !== 'far-1');
-      return (ids.length * hour) / ids.reduce((a, id) => a + (fetches.get(id) ?? 0), 0);
+      return (ids.length * measuredFor) / ids.reduce((a, id) => a + (fetches.get(id) ?? 0), 0);
     };
     const planned = (cls: string) => plan.intervalMs.get(`${cls}-2`)!;
     for (const cls of ['near', 'warming', 'later', 'far']) {
@@ -131,6 +133,6 @@ describe('the budget plan', () => {
         `${cls}: ${measured(cls)} vs ${planned(cls)}`,
       ).toBeLessThan(0.1);
     }
-    expect(hour / (fetches.get('far-1') ?? 0)).toBeCloseTo(plan.intervalMs.get('far-1')!, -3);
+    expect(measuredFor / (fetches.get('far-1') ?? 0)).toBeCloseTo(plan.intervalMs.get('far-1')!, -3);
   });
 });
