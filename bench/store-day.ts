@@ -30,7 +30,6 @@ const DAY = '2026-11-20';
 const FROM = Date.parse(args.get('from') ?? '2026-11-19T14:00:00Z');
 const TO = FROM + HOURS * 3_600_000;
 const STEP = 100;
-const MINUTE = 60_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'racewire-day-'));
 const file = join(dir, 'racewire.db');

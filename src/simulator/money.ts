@@ -5,7 +5,8 @@
  * So a row is one market's slice of the race's whole book (fixed win, fixed place, tote win, ...) and an
  * entrant repeats once per market it has money in; the foreign entrants are runners of other markets on
  * the race. Rows keep their order (a stable shuffle per race) and their values move on the tote's ticks:
- * the money follows the fixed-odds chances, noisily while the pools are thin.
+ * the money follows the fixed-odds chances, each row leaning its own way while the pools are thin, and moves
+ * smoothly from tick to tick as a cumulative tracker does.
  */
 import type { RaceState, RaceStatic } from './model.js';
 import { rngFor } from './rng.js';
@@ -31,6 +32,9 @@ interface Row {
   /** Index of the field's runner, or -1 for an entrant of another market. */
   runner: number;
 }
+
+/** Spread of what is new in the tracker from one tote tick to the next (lognormal sigma). */
+const TICK_NOISE = 0.05;
 
 const rowCache = new Map<string, Row[]>();
 
@@ -67,8 +71,12 @@ export function moneyTracker(seed: number, race: RaceStatic, state: RaceState, t
       entrants: rows.map((r) => ({ entrant_id: r.entrantId, hold_percentage: 0, bet_percentage: 0 })),
     };
   }
+  // The tracker is cumulative: money placed stays, so a row's lean (its persistent draw) fades as the pools
+  // fill rather than being redrawn on every tick; only a little noise is new at each tick.
+  const lean = rngFor(seed, 'money-lean', race.id);
   const rng = rngFor(seed, 'money', race.id, tick);
   const sigma = 0.3 + 0.8 * (1 - moneyIn(tick, state.startTime));
+  const noise = () => lean.normal() * sigma + rng.normal() * TICK_NOISE;
   const chance = race.runners.map((r) => {
     const s = state.runners.get(r.entrantId);
     return !s || s.scratchedAt !== null ? 0 : 1 / s.fixedWin;
@@ -77,8 +85,8 @@ export function moneyTracker(seed: number, race: RaceStatic, state: RaceState, t
   const bets: number[] = [];
   for (const row of rows) {
     const c = row.runner < 0 ? 0.02 : (chance[row.runner] as number);
-    hold.push(row.weight * c ** 1.2 * Math.exp(rng.normal() * sigma));
-    bets.push(row.weight * c ** 0.8 * Math.exp(rng.normal() * sigma));
+    hold.push(row.weight * c ** 1.2 * Math.exp(noise()));
+    bets.push(row.weight * c ** 0.8 * Math.exp(noise()));
   }
   const holdPct = percent(hold);
   const betPct = percent(bets);

@@ -114,6 +114,25 @@ describe('the with_* options of /events, by their official names', () => {
     expect(b).not.toEqual(a);
   });
 
+  it('moves the money tracker as cumulative money moves: a few points a tick, not a fresh draw', async () => {
+    // A runner's share is the sum of its rows; over the last 30 minutes, tick by tote tick (15 s).
+    const life = sim.world.lifecycle(race.id);
+    const shares: Map<string, number>[] = [];
+    for (let t = life.start - 30 * MIN; t < life.closeAt; t += 15_000) {
+      clock.set(t);
+      const rows = (await event('with_money_tracker=true')).data.money_tracker.entrants as Row[];
+      const byRunner = new Map<string, number>();
+      for (const r of rows) byRunner.set(r.entrant_id, (byRunner.get(r.entrant_id) ?? 0) + r.hold_percentage);
+      shares.push(byRunner);
+    }
+    const steps: number[] = [];
+    for (let i = 1; i < shares.length; i++)
+      for (const [id, now] of shares[i] as Map<string, number>)
+        steps.push(Math.abs(now - ((shares[i - 1] as Map<string, number>).get(id) ?? now)));
+    steps.sort((x, y) => x - y);
+    expect(steps[Math.floor(steps.length * 0.95)]).toBeLessThanOrEqual(3);
+  });
+
   it('lists bets in the description Bet shape, placed by now and before the close, newest first', async () => {
     const life = sim.world.lifecycle(race.id);
     const bets = sim.world.bets(race.id);
