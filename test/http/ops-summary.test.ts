@@ -4,27 +4,19 @@ import { opsSummary } from '../../src/http/ops-summary.js';
 import type { RateLimiterStats } from '../../src/upstream/rate-limiter.js';
 import { planBudget } from '../../src/watch/budget-plan.js';
 import type { RaceWatch } from '../../src/watch/race-watch.js';
+import { watchedRace } from '../support/race-watch.js';
 
 const NOW = Date.parse('2026-11-25T08:00:00Z');
 const MIN = 60_000;
 
-const race = (raceId: string, toStart: number): RaceWatch => ({
-  raceId,
-  meetingId: 'm',
-  meetingName: 'M',
-  raceNumber: 1,
-  name: raceId,
-  country: 'NZ',
-  category: 'T',
-  startTime: NOW + toStart,
-  status: 'Open',
-  discoveredAt: NOW - MIN,
-  lastFetchAt: NOW - 5_000,
-  lastGoodAt: NOW - 5_000,
-  dirty: false,
-  dividends: 'none',
-  failures: 0,
-});
+const race = (raceId: string, toStart: number): RaceWatch =>
+  watchedRace({
+    raceId,
+    startTime: NOW + toStart,
+    discoveredAt: NOW - MIN,
+    lastFetchAt: NOW - 5_000,
+    lastGoodAt: NOW - 5_000,
+  });
 
 describe('the operations summary', () => {
   const races = new Map<string, RaceWatch>();

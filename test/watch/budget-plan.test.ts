@@ -3,6 +3,7 @@ import { NEAR_JUMP_MS, planBudget } from '../../src/watch/budget-plan.js';
 import { pollPolicy } from '../../src/watch/poll-policy.js';
 import type { RaceWatch } from '../../src/watch/race-watch.js';
 import { pickNext } from '../../src/watch/scheduler.js';
+import { watchedRace } from '../support/race-watch.js';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -16,23 +17,8 @@ const CLASSES = [
   { name: 'far', toStart: 10 * 60 * MIN, count: 100 },
 ] as const;
 
-function race(raceId: string, startTime: number): RaceWatch {
-  return {
-    raceId,
-    meetingId: 'm',
-    meetingName: 'M',
-    raceNumber: 1,
-    name: raceId,
-    country: 'NZ',
-    category: 'T',
-    startTime,
-    status: 'Open',
-    discoveredAt: T0,
-    dirty: false,
-    dividends: 'none',
-    failures: 0,
-  };
-}
+const race = (raceId: string, startTime: number): RaceWatch =>
+  watchedRace({ raceId, startTime, discoveredAt: T0 });
 
 function field(now: number): Map<string, RaceWatch> {
   const races = new Map<string, RaceWatch>();
