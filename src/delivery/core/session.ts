@@ -3,10 +3,10 @@
  * a send queue bounded in bytes. A small batch on a connection with nothing queued is written at once (live
  * traffic: one write, no scheduling); a second batch in the same event-loop turn, a large one, or one behind
  * a queue waits for the scheduler, which writes what queued together. Messages leave in order as the transport
- * drains; attach work (snapshots,
- * replay pages) waits for `writable()`, so a subscription's streams go out one by one and a reader that keeps
- * up receives any number of them. The slow-consumer rule is about time on the wall clock: a connection that
- * owes more than `maxBufferedBytes` for `slowConsumerMs` (or more than `hardBufferedBytes` at all) is slow.
+ * drains; attach work (snapshots, replay pages) waits for `writable()`, so a subscription's streams go out one
+ * by one and a reader that keeps up receives any number of them. The slow-consumer rule is about time on the
+ * wall clock: a connection that owes more than `maxBufferedBytes` for `slowConsumerMs` (or more than
+ * `hardBufferedBytes` at all) is slow.
  */
 import type { Clock } from '../../clock.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
