@@ -4,6 +4,7 @@
  * record is missing (before or after) is treated as missing data, not as every price withdrawn or opened.
  */
 import type { DetectedRaceEvent, OddsDirection, OddsMarket, RaceContext } from '@racewire/client/protocol';
+import type { NewEntry } from '../events/envelope.js';
 import {
   byRunnerNumber,
   DEFAULT_SIGNIFICANT_MOVE_PCT,
@@ -99,6 +100,25 @@ export function detectFavouriteChange(
   race: RaceContext,
 ): DetectedRaceEvent[] {
   return favouriteEvents(favouriteOf(prev), next, race);
+}
+
+/**
+ * The runner key (in `doc`) of the favourite a stream last reported, from its entries since seq 1: the `to`
+ * of its last `race.favourite_changed`, else the favourite of its first snapshot; null when that is none or
+ * no longer a runner of `doc`. A tracker resuming after a restart compares against this, not against the
+ * stored document's favourite, which mixes old and new prices while a price is held.
+ */
+export function reportedFavourite(stream: readonly NewEntry[], doc: RaceDocument): string | null {
+  const first = stream[0];
+  let entrantId =
+    first?.kind === 'snapshot' ? favouriteOf(first.document as RaceDocument)?.runner.entrant_id : undefined;
+  for (const entry of stream) {
+    if (entry.kind === 'event' && entry.event.type === 'race.favourite_changed') {
+      entrantId = (entry.event.data as { to: { entrantId: string } }).to.entrantId;
+    }
+  }
+  for (const [key, runner] of runnersOf(doc)) if (runner.entrant_id === entrantId) return key;
+  return null;
 }
 
 /** `race.favourite_changed` when `next`'s favourite is not `from` (none when `next` has no favourite). */

@@ -2,14 +2,15 @@
  * The race pipeline's I/O shell: previous document in, pure tracker step, durable append, publish.
  * Documents are cached in memory and loaded from the log's head on first use, so a restart continues diffing
  * from the last stored document: no duplicate events, none missed. Each race's trust state (payload order,
- * claims awaiting confirmation: trust.ts) is kept in memory beside it; a restart starts it afresh, which
- * only delays confirmations.
+ * claims awaiting confirmation, the favourite last reported: trust.ts) is kept in memory beside it; a restart
+ * resumes the order and the favourite from the log and starts the claims afresh, which only delays them.
  */
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import type { EventResponse } from '../upstream/schemas.js';
+import { reportedFavourite } from './detect-odds.js';
 import type { MarketThresholds } from './market-thresholds.js';
 import { MoneyMemory } from './money-flow.js';
 import type { RaceOutcome } from './poller.js';
@@ -45,10 +46,14 @@ export function createRacePipeline(deps: {
     const doc = head.document as RaceDocument | undefined;
     if (doc) documents.set(raceId, doc);
     if (doc && !trust.has(raceId)) {
-      // After a restart the payload order resumes from the last change the log holds.
-      const last = await deps.log.read(raceId, head.seq - 1);
+      // After a restart the payload order resumes from the last change the log holds, and the favourite
+      // from the one it last reported (read once per race and process; a trimmed log falls back to the
+      // document's).
+      const all = await deps.log.read(raceId, 0);
+      const last = all.ok ? all : await deps.log.read(raceId, head.seq - 1);
       const at = last.ok ? Date.parse(last.entries.at(-1)?.timestamp ?? '') : Number.NaN;
-      if (Number.isFinite(at)) trust.set(raceId, resumedTrust(at));
+      const favourite = all.ok ? reportedFavourite(all.entries, doc) : undefined;
+      if (Number.isFinite(at)) trust.set(raceId, resumedTrust(at, favourite));
     }
     return doc;
   }

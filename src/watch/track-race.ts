@@ -88,14 +88,15 @@ export function trackRace(
   const trust: TrustState = { generatedTime: order, pending };
   const ops = diffDocuments(prev, document);
   const events = detectEvents(prev, document, opts);
-  // The favourite follows every runner's price: while one is held the document mixes old and new prices,
-  // so no favourite is reported; once none is held it is reported against the one last reported.
+  // The favourite follows every runner: while any runner's claim is held (a price, a scratching, the whole
+  // runner) the document mixes old and new, so no favourite is reported; once none is held it is reported
+  // against the one last reported.
   const reportedKey = state.favourite === undefined ? favouriteOf(prev)?.key : state.favourite;
   const at = events.findIndex(
     (e) => e.type === 'race.favourite_changed' || e.type === 'race.results' || e.type === 'race.dividends',
   );
   const rest: DetectedRaceEvent[] = events.filter((e) => e.type !== 'race.favourite_changed');
-  if (held.some((path) => path.includes('/odds'))) {
+  if (held.some((path) => path.startsWith('/runners/'))) {
     trust.favourite = reportedKey ?? null;
   } else {
     const reported = reportedKey ? runnersOf(document).get(reportedKey) : undefined;

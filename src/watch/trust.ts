@@ -36,8 +36,9 @@ export interface TrustState {
   /** Claims waiting for confirmation, by the document path they are about. */
   pending: Readonly<Record<string, PendingClaim>>;
   /**
-   * The runner key of the favourite last reported, when it differs from the stored document's: while a
-   * price is held the document mixes old and new prices, so its favourite is not reported.
+   * The runner key of the favourite last reported, when it may differ from the stored document's: while a
+   * price is held the document mixes old and new prices, so its favourite is not reported; after a
+   * restart, the one the log reported.
    */
   favourite?: string | null;
 }
@@ -47,11 +48,13 @@ export const EMPTY_TRUST: TrustState = { pending: {} };
 /**
  * The trust state of a race after a restart, from the time its last change was appended: a payload
  * generated before that is older than what the log holds (stale), as `generated_time` and racewire's
- * race clock agree to within clock skew (the embedded simulator shares the clock). Claims start afresh.
+ * race clock agree to within clock skew (the embedded simulator shares the clock). Claims start afresh;
+ * `favourite` is the one the log last reported (`reportedFavourite`), when the log still holds it all.
  */
-export const resumedTrust = (lastAppendedAt: number): TrustState => ({
+export const resumedTrust = (lastAppendedAt: number, favourite?: string | null): TrustState => ({
   generatedTime: new Date(lastAppendedAt).toISOString(),
   pending: {},
+  ...(favourite === undefined ? {} : { favourite }),
 });
 
 /**

@@ -10,8 +10,9 @@
  * change got through). Pure and seeded: a failing seed replays exactly.
  */
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
+import type { NewEntry } from '../../src/events/envelope.js';
 import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
-import { favouriteOf } from '../../src/watch/detect-odds.js';
+import { favouriteOf, reportedFavourite } from '../../src/watch/detect-odds.js';
 import { normaliseEvent, type RaceDocument } from '../../src/watch/normalise.js';
 import { type TrustState, trackRace } from '../../src/watch/track-race.js';
 import { resumedTrust, type TrustOptions } from '../../src/watch/trust.js';
@@ -334,6 +335,8 @@ export function runCase(
   let rewind = 0;
   let lastPlacings: string | undefined;
   let lastAppendedAt = truth[0]!.at;
+  // The log the race's entries went to: a restart resumes from it.
+  const appended: NewEntry[] = [];
 
   const deliver = (data: Loose, generatedAt: number, step: number, now: number) => {
     payloads++;
@@ -353,6 +356,7 @@ export function runCase(
     if (result.kind !== 'changed') return;
     prev = result.document;
     lastAppendedAt = now;
+    appended.push(...result.entries);
     for (const entry of result.entries) {
       if (entry.kind !== 'event') continue;
       eventCount++;
@@ -431,7 +435,7 @@ export function runCase(
       const fault = r.pick(FAULTS);
       if (fault === 'restart') {
         // A new process: the document comes back from the log, and the order from its last append.
-        trust = resumedTrust(lastAppendedAt);
+        trust = resumedTrust(lastAppendedAt, reportedFavourite(appended, prev as RaceDocument));
       } else if (fault === 'stale') {
         const j = r.int(Math.max(0, i - 5), i - 1);
         deliver(truth[j]!.data, truth[j]!.at, i, now);

@@ -172,6 +172,42 @@ describe('race pipeline: dropped payloads and rows', () => {
     ]);
   });
 
+  it('after a restart while a price is held, reports the favourite against the one last reported', async () => {
+    const log = createMemoryEventLog();
+    const clock = createManualClock(Date.parse('2025-07-17T00:30:00Z'));
+    const bus = createMemoryBus();
+    const seen: LogEntry[] = [];
+    bus.subscribe((entries) => seen.push(...entries));
+    const options = { log, bus, clock, logger };
+    let tick = 0;
+    // Upstream flags no favourite: Ruji (4, 4.2) leads on price, then its price is withdrawn while Tickford
+    // (1) firms to 4.0. The withdrawal is held until confirmed; the process restarts in between.
+    const payload = (withdrawn: boolean) => {
+      const p = change(openPayload(), (d) => {
+        for (const r of d.runners) r.favourite = false;
+        if (withdrawn) {
+          runner(d, 4).odds.fixed_win = null;
+          runner(d, 1).odds.fixed_win = 4;
+        }
+      });
+      p.header.generated_time = new Date(clock.now()).toISOString();
+      return p;
+    };
+    const next = async (pipeline: ReturnType<typeof createRacePipeline>, withdrawn: boolean) => {
+      await clock.advance(tick++ === 0 ? 0 : 10_000);
+      return pipeline.process(RACE_ID, payload(withdrawn));
+    };
+    const first = createRacePipeline(options);
+    await next(first, false);
+    expect(await next(first, true)).toMatchObject({ kind: 'changed', pending: true });
+    const second = createRacePipeline(options);
+    for (let i = 0; i < 3; i++) await next(second, true);
+    const favourites = seen.flatMap((e) =>
+      e.kind === 'event' && e.event.type === 'race.favourite_changed' ? [e.event.data] : [],
+    );
+    expect(favourites).toMatchObject([{ from: { runnerNumber: 4 }, to: { runnerNumber: 1 }, price: 4 }]);
+  });
+
   it('after a restart, drops a payload generated before the last change the log holds', async () => {
     const log = createMemoryEventLog();
     const clock = createManualClock(Date.parse('2025-07-17T00:30:00Z'));

@@ -142,6 +142,29 @@ describe('payload order', () => {
   });
 });
 
+describe('the favourite while a runner is held', () => {
+  /** Upstream flags no favourite, so it is the shortest fixed win price; `prices` by runner number. */
+  const priced = (prices: Record<number, number>, without?: number) =>
+    change(openPayload(), (d) => {
+      for (const r of d.runners) r.favourite = false;
+      for (const [n, p] of Object.entries(prices)) runner(d, Number(n)).odds.fixed_win = p;
+      if (without) d.runners = d.runners.filter((r: Loose) => r.runner_number !== without);
+    });
+  const favourites = (events: DetectedRaceEvent[]) =>
+    events
+      .filter((e) => e.type === 'race.favourite_changed')
+      .map((e) => [(e.data as Loose).from?.runnerNumber, (e.data as Loose).to.runnerNumber]);
+
+  it('a runner missing from one payload lends no stale price to a false favourite; the true one follows', () => {
+    // Ruji (4) is favourite at 4.2 and Dealers Choice (3) second at 4.5; then both drift and Starpello (5)
+    // leads at 4.9, in a payload without Dealers Choice, whose old 4.5 would look shortest if believed.
+    const before = priced({ 3: 4.5 });
+    const after = { 4: 8, 3: 9, 5: 4.9 };
+    const { events } = run([before, priced(after, 3), priced(after)]);
+    expect(favourites(events)).toEqual([[4, 5]]);
+  });
+});
+
 describe('protests from what the payload says', () => {
   const withProtest = (reason: string) =>
     change(realPayload(), (d) => {
