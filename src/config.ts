@@ -81,6 +81,16 @@ export const SETTINGS = {
     'STORE=redis: poller lease time-to-live; a dead leader is replaced within about 4/3 of it',
   ],
   EVENT_LOG_WINDOW: [int(10, 10_000_000), '5000', 'Entries kept per stream for resume and replay'],
+  EVENT_LOG_SETTLED_HOURS: [
+    int(1, 87_600),
+    '24',
+    "Race-clock hours after a stream's last write when its entries are dropped (head and document kept; a client behind the head gets a snapshot)",
+  ],
+  EVENT_LOG_RETAIN_DAYS: [
+    int(1, 3650),
+    '7',
+    "Race-clock days after a stream's last write when its document is dropped too (its seq kept); at least EVENT_LOG_SETTLED_HOURS",
+  ],
   LOG_LEVEL: [
     oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     'info',
@@ -241,6 +251,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (env.STORE === 'redis' && !env.REDIS_URL) {
     problems.push('STORE=redis needs REDIS_URL. Fix: set REDIS_URL, for example redis://127.0.0.1:6379');
+  }
+  const [settledHours, retainDays] = [out.EVENT_LOG_SETTLED_HOURS, out.EVENT_LOG_RETAIN_DAYS] as number[];
+  if (settledHours !== undefined && retainDays !== undefined && retainDays * 24 < settledHours) {
+    problems.push(
+      `EVENT_LOG_RETAIN_DAYS=${retainDays} is shorter than EVENT_LOG_SETTLED_HOURS=${settledHours}: a stream would be forgotten before it settles. Fix: set EVENT_LOG_RETAIN_DAYS to at least ${Math.ceil(settledHours / 24)}, or lower EVENT_LOG_SETTLED_HOURS`,
+    );
   }
   try {
     parseApiKeys(env.API_KEYS);

@@ -29,6 +29,7 @@ import { createRecentEvents } from './http/recent-events.js';
 import { createLogger, type Logger } from './logger.js';
 import { startRecording } from './replay/index.js';
 import type { Simulator } from './simulator/index.js';
+import { createRetention, retentionMetrics } from './store/retention.js';
 import { createRacingClient, warnIfUnidentified } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
 import { marketEventOptions } from './watch/market-data.js';
@@ -222,7 +223,16 @@ export async function startRacewire(opts: {
     start: () => webhooks.setDispatching(true),
     stop: () => webhooks.setDispatching(false),
   };
-  backend.leadership.lead(inOrder(role, dispatching));
+  // The leader also expires the event log: cutoffs in race time, runs every 10 wall minutes.
+  const retention = createRetention({
+    log,
+    settings: config,
+    raceClock: clock,
+    wallClock,
+    logger: logger.child({ component: 'retention' }),
+    ...retentionMetrics(metrics.registry),
+  });
+  backend.leadership.lead(inOrder(role, dispatching, retention));
   logger.info(
     {
       url,
