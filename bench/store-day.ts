@@ -3,9 +3,10 @@
  * manual clock at 100 requests a minute (as bench/freshness.ts), every race and meeting change appended to a
  * real SQLite file in a temporary DATA_DIR. Prints what share of /events payloads were unchanged, the
  * process's CPU time (the simulator's included: compare runs), and the bytes on disk: the file, its WAL, and
- * the pages in use.
+ * the pages in use. Then, as the service would a day later: the webhook feed trimmed (as the outbox does once
+ * it has read it) and the default retention applied (src/store/retention.ts), with the pages in use after.
  *
- *   npx tsx bench/store-day.ts [--hours 24] [--from 2026-11-19T14:00:00Z] [--skip on|off] [--seed 7]
+ *   npx tsx bench/store-day.ts [--hours 24] [--from 2026-11-19T14:00:00Z] [--seed 7]
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ import { createManualClock } from '../src/clock.js';
 import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
 import { createSimulator } from '../src/simulator/index.js';
 import { createSqliteEventLog, openDatabase } from '../src/store/index.js';
+import { FEED_START } from '../src/store/ports.js';
+import { retentionPolicy } from '../src/store/retention.js';
 import { createRacingClient } from '../src/upstream/client.js';
 import { createRateLimiter } from '../src/upstream/rate-limiter.js';
 import { createPollingRole } from '../src/watch/polling-role.js';
@@ -97,6 +100,19 @@ console.log(
 );
 console.log(
   `on disk: file ${mb(before.db)} + WAL ${mb(before.wal)} = ${mb(before.db + before.wal)}; pages in use ${mb((pages - free) * pageSize)}; after checkpoint ${mb(size(file))}`,
+);
+// A day later: the feed consumed, the default retention (24 h settled, 7 days forgotten) applied.
+const fed = await log.feed.read(FEED_START, Number.MAX_SAFE_INTEGER);
+if (fed.length > 0) await log.feed.trim(fed.at(-1)!.position);
+const expired = await log.expire(
+  retentionPolicy(TO + 24 * 3_600_000 + 1, { EVENT_LOG_SETTLED_HOURS: 24, EVENT_LOG_RETAIN_DAYS: 7 }),
+);
+const inUse = () =>
+  ((db.pragma('page_count', { simple: true }) as number) -
+    (db.pragma('freelist_count', { simple: true }) as number)) *
+  pageSize;
+console.log(
+  `a day later, feed trimmed and retention applied (${expired.settled} settled, ${expired.forgotten} forgotten): pages in use ${mb(inUse())}, file ${mb(size(file))}`,
 );
 console.log(`wall ${((Date.now() - wall) / 1000).toFixed(0)} s`);
 await log.close();
