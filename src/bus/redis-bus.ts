@@ -11,7 +11,10 @@ import type { Bus, EntriesListener } from './bus.js';
 export interface RedisBusOptions {
   /** Publishing client (the caller's). */
   pub: Redis;
-  /** Subscribing client (the caller's, dedicated: a subscribed connection can do nothing else). */
+  /**
+   * Subscribing client (the caller's, dedicated: a subscribed connection can do nothing else). The bus owns
+   * its subscription: it turns ioredis's autoResubscribe off and subscribes on every 'ready' itself.
+   */
   sub: Redis;
   /** @default 'racewire:entries' */
   channel?: string;
@@ -22,7 +25,10 @@ export interface RedisBusOptions {
 }
 
 export interface RedisBus extends Bus {
-  /** Resolves once the subscription is active: before that, other nodes' batches are not received. */
+  /**
+   * Resolves once the subscription is first active (it never rejects: the bus subscribes again on every
+   * reconnection); before that, other nodes' batches are not received.
+   */
   readonly ready: Promise<void>;
   /** Unsubscribes; the clients stay open (they are the caller's). */
   close(): Promise<void>;
@@ -88,8 +94,21 @@ export function createRedisBus(opts: RedisBusOptions): RedisBus {
     deliver(envelope.entries);
   };
   sub.on('message', onMessage);
-  const ready = sub.subscribe(channel).then(() => undefined);
-  ready.catch(onError);
+  // The bus subscribes again itself on every (re)connection: ioredis's own resubscribe sends SUBSCRIBE with
+  // no rejection handler (ioredis#2187), so a reconnection that fails at that moment rejected unhandled.
+  sub.options.autoResubscribe = false;
+  let subscribed: () => void;
+  const ready = new Promise<void>((resolve) => {
+    subscribed = resolve;
+  });
+  let closed = false;
+  const subscribe = () => {
+    if (closed) return;
+    // A failure here is retried on the next 'ready': ioredis reconnects on its own schedule.
+    sub.subscribe(channel).then(() => subscribed(), onError);
+  };
+  sub.on('ready', subscribe);
+  if (sub.status === 'ready') subscribe();
 
   return {
     ready,
@@ -104,6 +123,8 @@ export function createRedisBus(opts: RedisBusOptions): RedisBus {
       return () => listeners.delete(listener);
     },
     async close() {
+      closed = true;
+      sub.off('ready', subscribe);
       sub.off('message', onMessage);
       listeners.clear();
       await sub.unsubscribe(channel).catch(onError);

@@ -14,6 +14,11 @@ interface EntryBase {
   seq: number;
   /** ISO 8601 time the entry was appended. */
   timestamp: string;
+  /**
+   * The log's epoch when appended, on entries of a shared log (Redis), so a node that hears of them on the
+   * bus knows at once that the log was reset. Absent on a single node's log.
+   */
+  epoch?: string;
 }
 
 /** The whole normalised document; sent first, and instead of a patch when a patch would be too large. */

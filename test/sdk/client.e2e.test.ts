@@ -140,6 +140,34 @@ describe('SDK against the real gateway', () => {
     expect(client.document('R1')).toEqual(head.document);
   });
 
+  it('re-syncs a copy of no known epoch at the first heartbeat, rather than compare seqs only', async () => {
+    h = await startHarness({ limits: { heartbeatMs: 5000 } });
+    addRace(h, 'R1');
+    await h.publishDoc('R1', raceDoc('R1', 0));
+    // The first snapshot arrives without its epoch (as live snapshot entries of a log without one did).
+    let stripped = false;
+    const { Ctor } = instrumentedWebSocket({
+      alter: (m) => {
+        if (m.type !== 'snapshot' || stripped) return m;
+        stripped = true;
+        const { epoch: _, ...rest } = m;
+        return rest;
+      },
+    });
+    client = new RacewireClient({ url: h.url, token: PARTNER_KEY, WebSocket: Ctor });
+    const resyncs: string[] = [];
+    client.on('resync', (_s, reason) => resyncs.push(reason));
+    client.subscribe('race:R1');
+    client.connect();
+    await until(() => client!.document('R1') !== undefined, 'snapshot');
+    expect(client.stream('R1')?.epoch).toBeUndefined();
+    await h.clock.advance(5000);
+    const head = await headOf('R1');
+    await until(() => resyncs.length === 1 && client!.stream('R1')?.syncing === false, 'resync');
+    expect(resyncs).toEqual(['epoch_mismatch']);
+    expect(client.stream('R1')?.epoch).toBe(head.epoch);
+  });
+
   it('keeps a projected, conflated copy equal to the projection of the log document', async () => {
     h = await startHarness();
     addRace(h, 'R1');

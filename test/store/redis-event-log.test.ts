@@ -134,6 +134,27 @@ if (!url) {
       expect((await log.head('r1')).epoch).toBe('epoch-2');
     });
 
+    it('stamps entries with the epoch, and a node that never appended sees the new one after a flush', async () => {
+      const prefix = nextPrefix();
+      let n = 0;
+      const leader = createRedisEventLog({ redis, prefix, newEpoch: () => `epoch-${++n}` });
+      const follower = createRedisEventLog({ redis, prefix, newEpoch: () => `epoch-${++n}` });
+      const [first] = await leader.append('r1', { entries: [event('a'), event('b')], now });
+      expect(first?.epoch).toBe('epoch-1');
+      expect((await follower.head('r2')).epoch).toBe('epoch-1');
+      await redis.del(...(await redis.keys(`${prefix}*`)));
+      // The follower looks first: it makes the new epoch, and the leader's next append numbers in it.
+      expect((await follower.head('r2')).epoch).toBe('epoch-2');
+      const [stored] = await leader.append('r1', { entries: [event('c')], now });
+      expect(stored).toMatchObject({ seq: 1, epoch: 'epoch-2' });
+      const read = await follower.read('r1', 0, { epoch: 'epoch-2' });
+      expect(read.ok && read.entries.map((e) => [e.seq, e.epoch])).toEqual([[1, 'epoch-2']]);
+      expect(await follower.read('r1', 2, { epoch: 'epoch-1' })).toMatchObject({
+        ok: false,
+        reason: 'epoch_mismatch',
+      });
+    });
+
     it('answers a Redis that cannot be reached with code redis_unavailable, in the log and the lease', async () => {
       const dead = new Redis('redis://127.0.0.1:1', {
         maxRetriesPerRequest: 0,

@@ -263,7 +263,8 @@ export class RacewireClient extends Emitter<ClientEvents> {
         for (const [stream, head] of Object.entries(msg.streams)) {
           const copy = this.streams.get(stream);
           if (!copy || copy.syncing) continue;
-          if (copy.epoch !== undefined && head.epoch !== copy.epoch) this.resync(copy, 'epoch_mismatch');
+          // A copy of no known epoch cannot match the head's: it resyncs too, rather than compare seqs only.
+          if (head.epoch !== copy.epoch) this.resync(copy, 'epoch_mismatch');
           else if (head.seq > copy.seq) this.resync(copy, 'behind_head');
         }
         return;

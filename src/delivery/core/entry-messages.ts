@@ -35,6 +35,8 @@ export function entryMessage(
         stream: entry.stream,
         seq: entry.seq,
         documentSeq: entry.seq,
+        // A snapshot starts the client's copy afresh: it names its epoch when the entry knows it.
+        ...(entry.epoch === undefined ? {} : { epoch: entry.epoch }),
         document: documentFor(entry.document ?? null, scope, options),
       };
     case 'patch': {

@@ -102,7 +102,7 @@ export function fanOut(deps: FanoutDeps, entries: readonly LogEntry[]): void {
       bufferLive(state, entries, deps.attach.limits.replayPageSize);
       continue;
     }
-    if (epoch !== undefined && state.epoch !== undefined && epoch !== state.epoch) {
+    if (epoch !== undefined && epoch !== state.epoch) {
       resyncStream(deps.attach, session, stream, state);
       continue;
     }

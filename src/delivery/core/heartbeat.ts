@@ -58,10 +58,15 @@ function liveStreams(registry: Registry): Map<StreamId, { seq: number; epoch: st
   return out;
 }
 
+/** The furthest this node has seen of a stream in `epoch` (entries of another epoch say nothing of it). */
+function seenIn(snapshots: Pick<SnapshotSource, 'latest'>, stream: StreamId, epoch: string): number {
+  const latest = snapshots.latest(stream);
+  return latest && (latest.epoch === undefined || latest.epoch === epoch) ? latest.seq : 0;
+}
+
 export async function checkTails(deps: HeartbeatDeps): Promise<void> {
   for (const [stream, at] of liveStreams(deps.registry)) {
-    const seen = deps.snapshots.latest(stream)?.seq ?? 0;
-    const after = Math.max(at.seq, seen);
+    const after = Math.max(at.seq, seenIn(deps.snapshots, stream, at.epoch));
     try {
       const r = await deps.log.read(stream, after, { epoch: at.epoch, limit: deps.pageSize });
       if (!r.ok) deps.onReset(stream);
@@ -88,9 +93,14 @@ export function heartbeatMessage(
   const streams: HeartbeatMessage['streams'] = {};
   for (const [stream, state] of session.streams) {
     if (state.phase !== 'live' || state.epoch === undefined) continue;
-    const seq = Math.max(state.lastSeq, snapshots.latest(stream)?.seq ?? 0);
     const staleMs = stream.startsWith('meeting:') ? null : (catalog.staleness(stream) ?? null);
-    streams[stream] = { seq, epoch: state.epoch, staleMs };
+    const latest = snapshots.latest(stream);
+    // The head as this node knows it: of another epoch when the log was reset (the client then resyncs).
+    const head =
+      latest?.epoch !== undefined && latest.epoch !== state.epoch
+        ? { seq: latest.seq, epoch: latest.epoch }
+        : { seq: Math.max(state.lastSeq, latest?.seq ?? 0), epoch: state.epoch };
+    streams[stream] = { ...head, staleMs };
   }
   return { type: 'heartbeat', time: now, streams };
 }

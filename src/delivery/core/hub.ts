@@ -111,6 +111,8 @@ export class DeliveryHub {
       snapshots: this.snapshots,
       onTail: (entries) => fanOut(this.fanout, entries),
       onReset: (stream) => {
+        // The cached head is of the old log: the resyncs must read the new one.
+        this.snapshots.invalidate(stream);
         for (const session of this.registry.byStream.get(stream) ?? []) {
           const state = session.streams.get(stream);
           if (state?.phase === 'live') resyncStream(this.attach, session, stream, state);

@@ -26,7 +26,7 @@ export interface Snapshot {
 }
 
 /** Live entries may carry their stream's epoch (a distributed log does); the core honours it when present. */
-export const epochOf = (entry: LogEntry): string | undefined => (entry as { epoch?: string }).epoch;
+export const epochOf = (entry: LogEntry): string | undefined => entry.epoch;
 
 const MAX_STREAMS = 20_000;
 
@@ -72,9 +72,10 @@ export class SnapshotSource {
     return this.seen.get(stream);
   }
 
-  /** Forgets the head of a stream (it was found out of date). */
+  /** Forgets the head of a stream, and the seq seen of it (it was found out of date: the log was reset). */
   invalidate(stream: StreamId): void {
     this.heads.delete(stream);
+    this.seen.delete(stream);
   }
 
   get(stream: StreamId, scope: Scope, options: StreamOptions): Promise<Snapshot> {

@@ -213,6 +213,12 @@ function failAttach(
 /** Sends buffered live entries past lastSeq; reads from the log whatever the buffer does not hold. */
 async function flushBuffer(ctx: AttachContext, session: Session, stream: StreamId, state: StreamState) {
   for (;;) {
+    // The log was reset while attaching: what the client was just sent is of the old epoch.
+    if (state.buffer.some((e) => e.epoch !== undefined && e.epoch !== state.epoch)) {
+      ctx.snapshots.invalidate(stream);
+      resyncStream(ctx, session, stream, state);
+      return;
+    }
     const pending = state.buffer.filter((e) => e.seq > state.lastSeq);
     state.buffer = [];
     const hole = state.dropped || (pending.length > 0 && pending[0]!.seq !== state.lastSeq + 1);

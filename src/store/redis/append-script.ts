@@ -15,10 +15,10 @@
  *       7 feed stream.
  * ARGV: 1 expected head seq, 2 fencing token or '', 3 documentSeq or '', 4 document JSON, 5 window or '',
  *       6 stream id, 7 one character per entry, '1' for an event, 8 the append's time in ms (for retention),
- *       9.. entries as JSON, in seq order.
+ *       9 the epoch the entries carry, 10.. entries as JSON, in seq order.
  * The feed is not capped here: its reader trims what it has read (a cap could drop events nobody has read).
  * Returns {'ok'}, {'conflict', <head seq>}, {'fenced', <newest token seen>} or {'no_epoch'} (Redis was
- * flushed since this node read the log's epoch).
+ * flushed since this node read the log's epoch, which then is gone or another one).
  */
 import { defineScript } from './script.js';
 
@@ -29,11 +29,11 @@ if token and token < mark then return {'fenced', tostring(mark)} end
 local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
 if seq ~= tonumber(ARGV[1]) then return {'conflict', tostring(seq)} end
 local epoch = redis.call('HGET', KEYS[1], 'epoch') or redis.call('GET', KEYS[6])
-if not epoch then return {'no_epoch'} end
-for i = 9, #ARGV do
+if epoch ~= ARGV[9] then return {'no_epoch'} end
+for i = 10, #ARGV do
   seq = seq + 1
   redis.call('XADD', KEYS[3], string.format('%d-0', seq), 'e', ARGV[i])
-  if string.sub(ARGV[7], i - 8, i - 8) == '1' then redis.call('XADD', KEYS[7], '*', 'e', ARGV[i]) end
+  if string.sub(ARGV[7], i - 9, i - 9) == '1' then redis.call('XADD', KEYS[7], '*', 'e', ARGV[i]) end
 end
 redis.call('HSET', KEYS[1], 'epoch', epoch, 'seq', string.format('%d', seq), 'updatedAt', ARGV[8])
 if ARGV[3] ~= '' then

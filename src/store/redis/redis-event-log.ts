@@ -62,7 +62,6 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
   const keys = redisLogKeys(opts.prefix ?? 'racewire:');
   const maxRetries = opts.maxConflictRetries ?? 16;
   let closed = false;
-  let epochPromise: Promise<string> | undefined;
   /** One append per stream at a time on this node, so local appends do not race each other's scripts. */
   const tails = new Map<StreamId, Promise<unknown>>();
 
@@ -70,18 +69,17 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
     if (closed) throw new EventLogError('log_closed', 'the event log is closed');
   };
 
-  // The first node to look sets the epoch; every other node reads the same one.
-  const logEpoch = (): Promise<string> => {
-    epochPromise ??= redisCall('event log epoch', async () => {
+  // Read with every head, never cached: a Redis restarted without its data has another epoch (or none yet)
+  // whichever node looks, and a follower that never appends must see it too. The first node to look after
+  // the epoch went sets the new one; every other node reads the same.
+  const logEpoch = async (stored: string | null): Promise<string> => {
+    if (stored) return stored;
+    return redisCall('event log epoch', async () => {
       await redis.set(keys.epoch, (opts.newEpoch ?? randomUUID)(), 'NX');
       const epoch = await redis.get(keys.epoch);
       if (!epoch) throw new RedisStoreError('corrupt_state', `${keys.epoch} vanished after SET NX`);
       return epoch;
     });
-    epochPromise.catch(() => {
-      epochPromise = undefined; // retry on the next call once Redis is back
-    });
-    return epochPromise;
   };
 
   const toHead = (stream: StreamId, hash: Record<string, string>, epoch: string, doc: string | null) => {
@@ -92,7 +90,7 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
     }
     return {
       stream,
-      epoch: hash.epoch ?? epoch,
+      epoch,
       seq,
       documentSeq,
       document: doc === null ? undefined : JSON.parse(doc),
@@ -100,14 +98,14 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
   };
 
   const readHead = async (stream: StreamId, withDocument: boolean) => {
-    const epoch = await logEpoch();
-    const [hash, doc] = await redisCall(`head of ${stream}`, () =>
+    const [hash, stored, doc] = await redisCall(`head of ${stream}`, () =>
       Promise.all([
         redis.hgetall(keys.head(stream)),
+        redis.get(keys.epoch),
         withDocument ? redis.get(keys.document(stream)) : Promise.resolve(null),
       ]),
     );
-    return toHead(stream, hash, epoch, doc);
+    return toHead(stream, hash, hash.epoch ?? (await logEpoch(stored)), doc);
   };
 
   const parseEntries = (rows: XEntries): LogEntry[] =>
@@ -123,7 +121,9 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
       const head = await readHead(stream, false);
       const stamped = stampChange(stream, head, change);
       if (stamped.entries.length === 0) return [];
-      const json = stamped.entries.map((e) => JSON.stringify(e));
+      // Entries carry the epoch (the script checks it is still the log's), so a node that hears of them on
+      // the bus knows a reset at once.
+      const json = stamped.entries.map((e) => JSON.stringify({ ...e, epoch: head.epoch }));
       let token = '';
       if (fence) {
         const t = fence();
@@ -149,6 +149,7 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         stream,
         stamped.entries.map((e) => (e.kind === 'event' ? '1' : '0')).join(''),
         change.now.getTime(),
+        head.epoch,
         ...json,
       ];
       const reply = (await redisCall(`append to ${stream}`, () =>
@@ -162,8 +163,8 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
           `append to ${stream}: fencing token ${token} is older than ${reply[1]}, another node holds the lease`,
         );
       }
-      // A flushed Redis lost the epoch: make a new one (clients then resync) and number again.
-      if (reply[0] === 'no_epoch') epochPromise = undefined;
+      // A flushed Redis lost the epoch (or another node made a new one since the head was read): the next
+      // head read makes or reads the new one, and the change is numbered again in it (clients then resync).
       if (attempt >= maxRetries) {
         throw new RedisStoreError(
           'append_conflict',
@@ -214,10 +215,13 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
       open();
       assertCount('afterSeq', afterSeq);
       if (readOpts.limit !== undefined) assertCount('limit', readOpts.limit);
-      const epoch = await logEpoch();
       const limit = readOpts.limit;
-      // Head, oldest retained entry and the wanted range in one MULTI: a consistent picture.
-      const tx = redis.multi().hgetall(keys.head(stream)).xrange(keys.entries(stream), '-', '+', 'COUNT', 1);
+      // Head, epoch, oldest retained entry and the wanted range in one MULTI: a consistent picture.
+      const tx = redis
+        .multi()
+        .hgetall(keys.head(stream))
+        .get(keys.epoch)
+        .xrange(keys.entries(stream), '-', '+', 'COUNT', 1);
       if (limit === undefined) tx.xrange(keys.entries(stream), `${afterSeq + 1}-0`, '+');
       else if (limit > 0) tx.xrange(keys.entries(stream), `${afterSeq + 1}-0`, '+', 'COUNT', limit);
       const results = await redisCall(`read ${stream}`, async () => {
@@ -226,12 +230,13 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         for (const [err] of out) if (err) throw err;
         return out.map(([, value]) => value);
       });
-      const head = toHead(stream, results[0] as Record<string, string>, epoch, null);
-      const oldest = (results[1] as XEntries)[0];
+      const hash = results[0] as Record<string, string>;
+      const head = toHead(stream, hash, hash.epoch ?? (await logEpoch(results[1] as string | null)), null);
+      const oldest = (results[2] as XEntries)[0];
       const oldestSeq = oldest ? Number(oldest[0].split('-')[0]) : undefined;
       const refused = checkRead(head, oldestSeq, afterSeq, readOpts);
       if (refused) return { ...refused, head: await readHead(stream, true) };
-      return { ok: true, entries: parseEntries((results[2] as XEntries | undefined) ?? []) };
+      return { ok: true, entries: parseEntries((results[3] as XEntries | undefined) ?? []) };
     },
 
     async streams() {

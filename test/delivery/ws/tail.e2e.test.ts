@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../../src/events/envelope.js';
+import { createMemoryEventLog } from '../../../src/store/memory-event-log.js';
 import { addRace, type Harness, PARTNER_KEY, raceDoc, startHarness, TestClient } from './harness.js';
 
 let h: Harness;
@@ -95,6 +96,70 @@ describe('lost tails and failed attaches', () => {
     const again = await c.nextOfType('snapshot');
     expect(again).toMatchObject({ stream: 'R1', reason: 'resync', epoch: snap.epoch, seq: 2 });
     expect(c.received.some((m) => m.type === 'event')).toBe(false);
+  });
+});
+
+describe('a log reset', () => {
+  /** The hub's log is reset under it: from now on it answers as a fresh log, of another epoch. */
+  const resetLog = () => {
+    const fresh = createMemoryEventLog();
+    h.log.head = fresh.head.bind(fresh);
+    h.log.read = fresh.read.bind(fresh);
+    return fresh;
+  };
+
+  it('resyncs at the first live entry of the new epoch, with a snapshot of the new log, not the cached one', async () => {
+    h = await startHarness();
+    addRace(h, 'R1');
+    for (let n = 0; n < 4; n++) await h.publishDoc('R1', raceDoc('R1', n));
+    const c = partner();
+    c.send({ op: 'subscribe', channel: 'race:R1' });
+    const old = await c.nextOfType('snapshot');
+    const fresh = resetLog();
+    const epoch = (await fresh.head('R1')).epoch;
+    const entries = await fresh.append('R1', {
+      entries: [{ kind: 'snapshot', document: raceDoc('R1', 9) }],
+      document: raceDoc('R1', 9),
+      now: new Date(h.clock.now()),
+    });
+    // Seq 1 is below the subscriber's 4: only the epoch it carries tells it apart from a duplicate.
+    h.bus.publish(entries.map((e) => ({ ...e, epoch })));
+    const again = await c.next((m) => m.type === 'snapshot' && m !== old);
+    expect(again).toMatchObject({
+      stream: 'R1',
+      reason: 'resync',
+      epoch,
+      seq: 1,
+      document: raceDoc('R1', 9),
+    });
+  });
+
+  it('resyncs at the next heartbeat when no entry of the new epoch arrived, and names the new head after', async () => {
+    h = await startHarness({ limits: { heartbeatMs: 5000 } });
+    addRace(h, 'R1');
+    for (let n = 0; n < 4; n++) await h.publishDoc('R1', raceDoc('R1', n));
+    const c = partner();
+    c.send({ op: 'subscribe', channel: 'race:R1' });
+    const old = await c.nextOfType('snapshot');
+    const fresh = resetLog();
+    const epoch = (await fresh.head('R1')).epoch;
+    await fresh.append('R1', {
+      entries: [{ kind: 'snapshot', document: raceDoc('R1', 9) }],
+      document: raceDoc('R1', 9),
+      now: new Date(h.clock.now()),
+    });
+    await h.clock.advance(5000);
+    const again = await c.next((m) => m.type === 'snapshot' && m !== old);
+    expect(again).toMatchObject({
+      stream: 'R1',
+      reason: 'resync',
+      epoch,
+      seq: 1,
+      document: raceDoc('R1', 9),
+    });
+    await h.clock.advance(5000);
+    const hb = await c.next((m) => m.type === 'heartbeat' && 'R1' in m.streams);
+    expect(hb).toMatchObject({ streams: { R1: { seq: 1, epoch } } });
   });
 });
 
