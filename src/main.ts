@@ -4,6 +4,7 @@
  * else): `startup-failure.ts`.
  */
 import { type Config, loadConfig } from './config.js';
+import { logUnhandledRejections } from './last-resort.js';
 import { createLogger, type Logger } from './logger.js';
 import { startRacewire } from './runtime.js';
 import { checkDataDir, describeStartupFailure } from './startup-failure.js';
@@ -15,12 +16,7 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
     logger = createLogger(config.LOG_LEVEL);
-    const log = logger;
-    // Last resort: every Redis and I/O path handles its own failures (docs/operations.md, "Redis away"); one
-    // that slipped through is logged with a code, not allowed to end a node that still serves.
-    process.on('unhandledRejection', (err) =>
-      log.error({ err, code: 'unhandled_rejection' }, 'a promise rejected with no handler'),
-    );
+    logUnhandledRejections(logger);
     if (config.STORE === 'sqlite') checkDataDir(config.DATA_DIR);
     racewire = await startRacewire({ config, logger });
   } catch (err) {
