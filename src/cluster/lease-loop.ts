@@ -37,9 +37,17 @@ export interface LeaseStore {
 }
 
 export function runLease(
-  opts: LeaseStore & { ttlMs: number; clock: Clock; now: () => number; onError?: (err: unknown) => void },
+  opts: LeaseStore & {
+    ttlMs: number;
+    clock: Clock;
+    now: () => number;
+    onError?: (err: unknown) => void;
+    /** Testing only: trusted locally this long past `ttlMs` (see LeaseOptions.unsafeTrustMs). @default 0 */
+    unsafeTrustMs?: number;
+  },
 ): Lease {
   const { ttlMs, clock } = opts;
+  const trustMs = ttlMs + (opts.unsafeTrustMs ?? 0);
   let held: { token: number; validUntil: number } | undefined;
   let resigning = false;
   let wake = new AbortController();
@@ -53,7 +61,7 @@ export function runLease(
       held = undefined;
       return false;
     }
-    held = { token, validUntil: sentAt + ttlMs };
+    held = { token, validUntil: sentAt + trustMs };
     return true;
   };
 
@@ -64,7 +72,7 @@ export function runLease(
     const ok = await opts.renew(mine.token, sentAt);
     if (held !== mine) return isLeader();
     if (ok) {
-      held = { token: mine.token, validUntil: sentAt + ttlMs };
+      held = { token: mine.token, validUntil: sentAt + trustMs };
       return true;
     }
     held = undefined;

@@ -31,6 +31,12 @@ export interface LeaseOptions {
   clock: Clock;
   /** Reports a failed renew or acquire in run() (Redis unreachable); the loop keeps going. */
   onError?: (err: unknown) => void;
+  /**
+   * Testing only (LEASE_UNSAFE_TRUST_MS): the holder trusts its lease locally this long past `ttlMs`, so a
+   * leader resumed after a pause writes with its stale token until its renew fails, and only the fence in
+   * the log's and the outbox's scripts stops it. @default 0
+   */
+  unsafeTrustMs?: number;
 }
 
 export interface RedisLease extends Lease {
@@ -88,6 +94,7 @@ export function createLease(opts: LeaseOptions): RedisLease {
       ttlMs,
       clock,
       onError: opts.onError,
+      unsafeTrustMs: opts.unsafeTrustMs,
       acquire: async (at) => {
         const token = await redisCall('lease acquire', () =>
           acquireScript.run(redis, [key, tokenKey], [nodeId, at, ttlMs]),
