@@ -32,9 +32,10 @@ export interface LeaseOptions {
   /** Reports a failed renew or acquire in run() (Redis unreachable); the loop keeps going. */
   onError?: (err: unknown) => void;
   /**
-   * Testing only (LEASE_UNSAFE_TRUST_MS): the holder trusts its lease locally this long past `ttlMs`, so a
-   * leader resumed after a pause writes with its stale token until its renew fails, and only the fence in
-   * the log's and the outbox's scripts stops it. @default 0
+   * Testing only (LEASE_UNSAFE_TRUST_MS): the holder trusts its lease locally this long past `ttlMs`, even
+   * once a renew finds it taken, so a leader resumed after a pause (or cut off from Redis) keeps appending
+   * and claiming with its stale token, and only the fence in the log's and the outbox's scripts stops it (a
+   * fenced write ends the term). @default 0
    */
   unsafeTrustMs?: number;
 }

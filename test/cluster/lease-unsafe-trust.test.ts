@@ -25,11 +25,13 @@ describe('LEASE_UNSAFE_TRUST_MS (testing only)', () => {
     expect([lease.isLeader(), lease.token()]).toEqual([false, undefined]);
   });
 
-  it('with the knob a resumed holder keeps its stale token until a renew finds the lease gone', async () => {
+  it('with the knob a resumed holder keeps its stale token, renew failing or not, until ttl + knob', async () => {
     const { clock, lease } = leaseAfterPause(5_000);
     expect(await lease.acquire()).toBe(true);
     await clock.advance(5_999);
+    expect(await lease.renew()).toBe(true);
     expect([lease.isLeader(), lease.token()]).toEqual([true, 7]);
+    await clock.advance(1);
     expect(await lease.renew()).toBe(false);
     expect([lease.isLeader(), lease.token()]).toEqual([false, undefined]);
   });
