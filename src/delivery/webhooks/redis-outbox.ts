@@ -22,9 +22,9 @@ import { createRedisEndpoints, pipelineValues } from './redis-endpoints.js';
 import { DELIVERY_FIELDS, deliveryFromValues, outboxKeys, runScript } from './redis-outbox-keys.js';
 import {
   claimScript,
-  oldestClaimScript,
   enqueueOneScript,
   feedScript,
+  oldestClaimScript,
   pruneScript,
   recordScript,
   recoverScript,
