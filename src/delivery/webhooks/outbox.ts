@@ -350,7 +350,8 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
           'claimedBefore' in which
             ? s.recoverExpired.run(which.claimedBefore).changes
             : which.reduce((sum, c) => sum + s.recoverOne.run(c.id, c.claim).changes, 0);
-        s.refreshAllChains.run();
+        // Runs every dispatcher turn: the chains change only when a claim was released.
+        if (n > 0) s.refreshAllChains.run();
         return n;
       })();
     },
