@@ -26,6 +26,7 @@ export interface BackendOptions {
     | 'REDIS_PREFIX'
     | 'NODE_ID'
     | 'LEASE_TTL_MS'
+    | 'LEASE_UNSAFE_TRUST_MS'
     | 'RACING_API_MAX_RPM'
   >;
   /** Race time (the simulator may run it faster). */

@@ -52,6 +52,7 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     tokenKey: `${prefix}fence`,
     nodeId,
     ttlMs: config.LEASE_TTL_MS,
+    unsafeTrustMs: config.LEASE_UNSAFE_TRUST_MS,
     clock,
     onError: (err) => logger.debug({ err }, 'lease renew failed'),
   });

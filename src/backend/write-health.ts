@@ -91,6 +91,7 @@ export function watchWrites(opts: {
         failure ? { admitted: false as const, retryInMs: retryMs } : window.tryAcquire();
       return {
         tryAcquire,
+        sendWithinMs: window.sendWithinMs,
         acquire: (signal) => waitForSlot(tryAcquire, clock, signal),
         stats: () => window.stats(),
       };

@@ -31,6 +31,13 @@ export interface LeaseOptions {
   clock: Clock;
   /** Reports a failed renew or acquire in run() (Redis unreachable); the loop keeps going. */
   onError?: (err: unknown) => void;
+  /**
+   * Testing only (LEASE_UNSAFE_TRUST_MS): the holder trusts its lease locally this long past `ttlMs`, even
+   * once a renew finds it taken, so a leader resumed after a pause (or cut off from Redis) keeps appending
+   * and claiming with its stale token, and only the fence in the log's and the outbox's scripts stops it (a
+   * fenced write ends the term). @default 0
+   */
+  unsafeTrustMs?: number;
 }
 
 export interface RedisLease extends Lease {
@@ -88,6 +95,7 @@ export function createLease(opts: LeaseOptions): RedisLease {
       ttlMs,
       clock,
       onError: opts.onError,
+      unsafeTrustMs: opts.unsafeTrustMs,
       acquire: async (at) => {
         const token = await redisCall('lease acquire', () =>
           acquireScript.run(redis, [key, tokenKey], [nodeId, at, ttlMs]),

@@ -39,6 +39,8 @@ export function createMemoryRateWindow(opts: MemoryRateWindowOptions): RateWindo
 
   return {
     tryAcquire,
+    // One process alone: no margin asked for, no send deadline (see SharedWindow.sendWithinMs).
+    sendWithinMs: opts.marginMs,
     acquire: (signal) => waitForSlot(tryAcquire, clock, signal),
     async stats() {
       const now = Math.floor(clock.now());

@@ -11,7 +11,8 @@
  * - pacing when the server's `X-RateLimit-Remaining` is low: the remaining requests are spread evenly over
  *   the time to its reset.
  * - with several nodes, a slot in the window they share (`sharedWindow`, in Redis), asked for only once
- *   every local rule allows a start, so the queue's priority order holds while the head waits for it.
+ *   every local rule allows a start, so the queue's priority order holds while the head waits for it; the
+ *   request is sent only if it still can be within the window's `sendWithinMs` of asking, else it asks again.
  * All time is the injected clock's, so tests drive it with a manual clock.
  */
 import PQueue from 'p-queue';
@@ -48,6 +49,14 @@ export type Admission = { admitted: true } | { admitted: false; retryInMs: numbe
 /** A budget shared with other processes: admits one start now, or says when to ask again. */
 export interface SharedWindow {
   tryAcquire(): Promise<Admission>;
+  /**
+   * How long after asking an admitted start may still be sent. The window records a start at the instant it
+   * was asked for and holds it only this long past the window, so a start sent later (its process was
+   * suspended, or the reply sat in a reconnecting client) could share one of the provider's minutes with
+   * a full window's worth of others: the limiter drops such an admission (its slot stays spent) and asks
+   * again. Undefined: no limit.
+   */
+  readonly sendWithinMs?: number;
 }
 
 const SHARED_WINDOW_RETRY_MS = 1_000;
@@ -139,10 +148,13 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     return wait;
   };
 
+  /** When the current admission was asked for (the instant the shared window recorded its start). */
+  let askedAt = 0;
   /** 0 when the shared window admitted a start (or there is none), else how long to wait. */
   const admitShared = async (): Promise<number> => {
     if (!opts.sharedWindow) return 0;
     try {
+      askedAt = clock.now();
       const admission = await opts.sharedWindow.tryAcquire();
       return admission.admitted ? 0 : admission.retryInMs;
     } catch (err) {
@@ -151,8 +163,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     }
   };
 
-  /** Holds the head of the queue until a start is allowed; an aborted request gives its place up unstarted. */
-  const gate = async ({ signal: abort }: { signal?: AbortSignal }): Promise<void> => {
+  /** Holds the head of the queue until a start is allowed; an aborted request gives its place up unstarted.
+   * Answers the clock time by which the request must be sent (Infinity: no limit). */
+  const gate = async ({ signal: abort }: { signal?: AbortSignal }): Promise<number> => {
     for (;;) {
       if (closed) throw new LimiterClosedError();
       abort?.throwIfAborted();
@@ -170,7 +183,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         tokens -= 1;
         lastStart = startedAt;
         inFlight++;
-        return;
+        return opts.sharedWindow
+          ? askedAt + (opts.sharedWindow.sendWithinMs ?? Number.POSITIVE_INFINITY)
+          : Number.POSITIVE_INFINITY;
       }
       const signal = abort ? AbortSignal.any([wake.signal, abort]) : wake.signal;
       try {
@@ -186,34 +201,45 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     }
   };
 
+  /** Waits for the gate in priority order; answers the send deadline of the admission (see `gate`). */
+  const admit = async (so: ScheduleOptions): Promise<number> => {
+    if (closed) throw new LimiterClosedError();
+    let cancel: (err: Error) => void = () => {};
+    const cancelled = new Promise<never>((_, reject) => {
+      cancel = reject;
+    });
+    cancels.add(cancel);
+    let admitted = false;
+    try {
+      const started = queue.add(
+        async (task) => {
+          const sendBy = await gate(task);
+          admitted = true;
+          return sendBy;
+        },
+        { priority: so.priority ?? 0, signal: so.signal },
+      );
+      started.catch(() => {}); // after close() the race below has already settled
+      return await Promise.race([started, cancelled]);
+    } catch (err) {
+      // Aborted or closed just as the gate let it start: give the start's place back.
+      if (admitted) {
+        inFlight--;
+        poke();
+      }
+      throw err;
+    } finally {
+      cancels.delete(cancel);
+    }
+  };
+
   return {
     async schedule<T>(fn: () => Promise<T>, so: ScheduleOptions = {}): Promise<T> {
-      if (closed) throw new LimiterClosedError();
-      let cancel: (err: Error) => void = () => {};
-      const cancelled = new Promise<never>((_, reject) => {
-        cancel = reject;
-      });
-      cancels.add(cancel);
-      let admitted = false;
-      try {
-        const started = queue.add(
-          async (task) => {
-            await gate(task);
-            admitted = true;
-          },
-          { priority: so.priority ?? 0, signal: so.signal },
-        );
-        started.catch(() => {}); // after close() the race below has already settled
-        await Promise.race([started, cancelled]);
-      } catch (err) {
-        // Aborted or closed just as the gate let it start: give the start's place back.
-        if (admitted) {
-          inFlight--;
-          poke();
-        }
-        throw err;
-      } finally {
-        cancels.delete(cancel);
+      // Checked right before the send: an admission held past its window's margin is dropped, not used.
+      for (let sendBy = await admit(so); clock.now() > sendBy; sendBy = await admit(so)) {
+        inFlight--;
+        poke();
+        opts.logger?.warn('request window admission expired before the send; asking again');
       }
       try {
         return await fn();

@@ -62,6 +62,8 @@ export function createRedisRateWindow(opts: RedisRateWindowOptions): RedisRateWi
 
   return {
     tryAcquire,
+    // A start is held `marginMs` past 60 s: sent later than that after it was recorded, it is not covered.
+    sendWithinMs: holdMs - RATE_WINDOW_MS,
     acquire: (signal) => waitForSlot(tryAcquire, clock, signal),
     async stats() {
       const now = Math.floor(clock.now());

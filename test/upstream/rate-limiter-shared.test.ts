@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Clock, createManualClock } from '../../src/clock.js';
+import { createMemoryRateWindow } from '../../src/upstream/memory-rate-window.js';
 import { createRateLimiter, type SharedWindow } from '../../src/upstream/rate-limiter.js';
 
 /** The Redis window's rule in memory: at most `max` admissions in any 60 s, on the given clock. */
@@ -101,5 +102,60 @@ describe('rate limiter with a shared window', () => {
     expect(await next).toBe('sent');
     expect(ran).toBe(false);
     expect(limiter.stats()).toMatchObject({ used: 1, inFlight: 0, queued: 0 });
+  });
+
+  describe('a hand-over while the old leader holds an admission it has not sent yet', () => {
+    /**
+     * Two nodes on one window that holds each start 60 s + 1 s. The old leader's admission is recorded at 0,
+     * then the old leader is suspended (SIGSTOP, or the reply sits in a reconnecting client) for `frozenMs`
+     * before it can send; meanwhile the new leader spends the rest of the budget. Sends are what the
+     * provider counts (on arrival; here, at the instant each request is sent).
+     */
+    async function handOver(frozenMs: number) {
+      const clock = createManualClock(0);
+      const window = createMemoryRateWindow({ maxPerMinute: 60, clock, marginMs: 1_000 });
+      let thaw: () => void = () => {};
+      const thawed = new Promise<void>((r) => {
+        thaw = r;
+      });
+      let frozen = true;
+      const oldWindow: SharedWindow = {
+        sendWithinMs: window.sendWithinMs,
+        async tryAcquire() {
+          const admission = await window.tryAcquire();
+          if (frozen) await thawed; // the script ran at 0; the process resumes later
+          return admission;
+        },
+      };
+      const sends: { node: string; at: number }[] = [];
+      const limiter = (sharedWindow: SharedWindow) =>
+        createRateLimiter({ maxPerMinute: 60, clock, burst: 60, maxConcurrent: 100, sharedWindow });
+      const [oldLeader, newLeader] = [limiter(oldWindow), limiter(window)];
+      const sent = oldLeader.schedule(async () => void sends.push({ node: 'old', at: clock.now() }));
+      await clock.advance(frozenMs);
+      frozen = false;
+      thaw();
+      const next = Array.from({ length: 60 }, () =>
+        newLeader.schedule(async () => void sends.push({ node: 'new', at: clock.now() })),
+      );
+      for (let t = 0; t < 130; t++) await clock.advance(1_000);
+      await Promise.all([sent, ...next]);
+      return { sends, peak: maxInAnyWindow(sends.map((s) => s.at)) };
+    }
+
+    it('drops an admission older than the window margin and asks again: never 61 in one minute', async () => {
+      const { sends, peak } = await handOver(5_000);
+      expect(peak).toBe(60);
+      // The old leader's request goes out on a fresh admission; the stale one's slot stays spent, so the new
+      // leader gets 58, not 59, before the first start leaves the window.
+      expect(sends.filter((s) => s.node === 'old').map((s) => s.at)).toEqual([5_000]);
+      expect(sends.filter((s) => s.node === 'new' && s.at === 5_000)).toHaveLength(58);
+    });
+
+    it('sends on an admission still within the margin', async () => {
+      const { sends, peak } = await handOver(1_000);
+      expect(peak).toBe(60);
+      expect(sends.filter((s) => s.node === 'old').map((s) => s.at)).toEqual([1_000]);
+    });
   });
 });

@@ -2,7 +2,9 @@
  * The dispatcher: claims due deliveries from the outbox and sends them with bounded concurrency. Correctness
  * rests on the outbox alone (it polls on the clock); `kick()` (after an append, after an attempt) only
  * makes it look sooner. It can be started and stopped repeatedly (a node gaining and losing the poller
- * lease); starting recovers whatever was in flight, including a dead node's claims.
+ * lease). A claim expires `timeoutMs` + CLAIM_MARGIN_MS after it was made (wall clock); each turn makes the
+ * expired ones owed again, a dead node's included. Claims not yet expired are left alone: their claimer may be
+ * a live old leader still sending, whose result is then recorded rather than sent a second time.
  */
 import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
@@ -18,6 +20,8 @@ import { signDelivery } from './signer.js';
 import { createWakeLoop } from './wake-loop.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
+/** Past the send timeout, the time a claimer may take to read the delivery before and record it after. */
+export const CLAIM_MARGIN_MS = 5_000;
 
 export type Outcome = 'delivered' | 'retry' | 'failed' | 'disable';
 
@@ -48,6 +52,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const outcomes: Record<Outcome, number> = { delivered: 0, retry: 0, failed: 0, disable: 0 };
   /** This node's claims in flight, by delivery id. */
   const inFlight = new Map<number, number>();
+  const claimTtlMs = config.timeoutMs + CLAIM_MARGIN_MS;
   let running = false;
 
   /** Secrets that sign now: the current one, and the previous one during its rotation overlap. */
@@ -176,14 +181,25 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (pruned > 0) logger.debug({ pruned }, 'finished webhook deliveries pruned');
   }
 
-  /** One turn: prune, claim what is due, and answer how long to sleep. */
+  /** Claims past their deadline, whoever made them, are owed again (at least once). */
+  async function recoverExpired(now: number): Promise<void> {
+    if (deps.fence && deps.fence() === undefined) return; // Not leading: another node recovers them.
+    const recovered = await outbox.recoverInFlight({ claimedBefore: now - claimTtlMs });
+    if (recovered > 0) logger.info({ recovered }, 'webhook claims past their deadline are owed again');
+  }
+
+  /** One turn: prune, recover expired claims, claim what is due, and answer how long to sleep. */
   async function step(): Promise<number> {
     let due: number | null = null;
     const claimedAt = clock.now();
     try {
       await pruneIfDue();
+      await recoverExpired(claimedAt);
       await dispatchDue(claimedAt);
-      due = await outbox.nextDueAt();
+      const [next, oldestClaim] = await Promise.all([outbox.nextDueAt(), outbox.oldestClaimAt()]);
+      // Wake for the earliest head due or the first claim to expire (just past it: recovery takes <=).
+      const expires = oldestClaim === null ? null : oldestClaim + claimTtlMs;
+      due = next === null ? expires : expires === null ? next : Math.min(next, expires);
     } catch (err) {
       logger.error({ err }, 'webhook dispatcher could not read the outbox');
     }
@@ -196,20 +212,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   const loop = createWakeLoop(clock, step);
 
   return {
-    /** Makes every delivery in flight owed again (this node's last run, or a dead node's), then dispatches.
-     * Call it only when no other dispatcher runs on the outbox (the poller lease). */
+    /** Dispatches, first making owed again the claims already expired (this node's last run's, or a dead
+     * node's). Call it only when no other dispatcher starts claiming on the outbox (the poller lease). */
     async start(): Promise<void> {
       if (running) return;
       running = true;
-      let recovered: number;
-      try {
-        recovered = await outbox.recoverInFlight();
-      } catch (err) {
-        running = false;
-        throw err;
-      }
-      if (recovered > 0)
-        logger.info({ recovered }, 'webhook deliveries in flight at takeover are owed again');
       loop.start();
     },
     kick: () => loop.kick(),

@@ -19,7 +19,8 @@
  * - `recordAttempt` always logs the attempt (with its claim and token), but changes the delivery only while
  *   the caller's claim is still its claim: a late result from a node whose claim was recovered (and perhaps
  *   claimed again) by another never undoes nor overwrites what that other node records.
- * - `recoverInFlight` clears the claims it releases; given claims, it releases only those still held.
+ * - `recoverInFlight` clears the claims it releases: given claims, only those still held; given a cutoff, only
+ *   claims made at or before it (expired: a live claimer may still be sending and recording the others).
  * - A body is stored once, at enqueue; replays copy it (new delivery, same event id, `replayOf` set).
  * - Owed deliveries are never pruned.
  * - `enqueueFromFeed` writes a batch's deliveries and moves the cursor together, and only from the cursor and
@@ -112,9 +113,10 @@ export interface Outbox {
   /** Logs an attempt and, while `d.claim` is still the delivery's claim, moves it to `next` (a finished
    * head hands its chain to the next one). Answers whether the claim was still held. */
   recordAttempt(d: ClaimedDelivery, a: AttemptRecord, next: NextState): Promise<boolean>;
-  /** Makes deliveries in flight owed again (after a crash or a takeover): all of them, or only `claims` that
-   * are still held (a dispatcher releasing its own at stop). Answers how many. */
-  recoverInFlight(claims?: readonly HeldClaim[]): Promise<number>;
+  /** Makes deliveries in flight owed again: the `claims` given that are still held (a dispatcher releasing
+   * its own at stop), or every claim made at or before `claimedBefore` (expired: its claimer, dead or alive,
+   * is past its deadline). Answers how many. */
+  recoverInFlight(which: readonly HeldClaim[] | { claimedBefore: number }): Promise<number>;
 
   delivery(id: number): Promise<Delivery | undefined>;
   /** Newest first; `beforeId` pages. */
@@ -132,4 +134,6 @@ export interface Outbox {
   counts(): Promise<Record<DeliveryStatus, number>>;
   /** When the earliest chain head is due, or null when nothing is. */
   nextDueAt(): Promise<number | null>;
+  /** When the oldest claim in flight was made, or null when none is. */
+  oldestClaimAt(): Promise<number | null>;
 }

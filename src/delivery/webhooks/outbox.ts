@@ -96,9 +96,12 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
     inFlightByEndpoint: db.prepare(
       `SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries WHERE status = 'in_flight' GROUP BY endpoint_id`,
     ),
-    recoverInFlight: db.prepare(
-      `UPDATE webhook_deliveries SET status = 'pending', claim = NULL WHERE status = 'in_flight'`,
+    recoverExpired: db.prepare(
+      `UPDATE webhook_deliveries SET status = 'pending', claim = NULL WHERE status = 'in_flight' AND updated_at <= ?`,
     ),
+    oldestClaim: db
+      .prepare(`SELECT MIN(updated_at) FROM webhook_deliveries WHERE status = 'in_flight'`)
+      .pluck(),
     recoverOne: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', claim = NULL
       WHERE status = 'in_flight' AND id = ? AND claim = ?`),
     // Only while it is still the caller's claim (see the port's contract).
@@ -339,13 +342,16 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
       })();
     },
 
-    /** After a crash: attempts that were in flight are owed again (at least once). */
-    recoverInFlight(claims?: readonly HeldClaim[]): number {
+    /** Claims released (at stop) or expired (after a crash or a takeover) are owed again (at least once);
+     * a claim is made at its delivery's `updated_at`. */
+    recoverInFlight(which: readonly HeldClaim[] | { claimedBefore: number }): number {
       return db.transaction(() => {
-        const n = claims
-          ? claims.reduce((sum, c) => sum + s.recoverOne.run(c.id, c.claim).changes, 0)
-          : s.recoverInFlight.run().changes;
-        s.refreshAllChains.run();
+        const n =
+          'claimedBefore' in which
+            ? s.recoverExpired.run(which.claimedBefore).changes
+            : which.reduce((sum, c) => sum + s.recoverOne.run(c.id, c.claim).changes, 0);
+        // Runs every dispatcher turn: the chains change only when a claim was released.
+        if (n > 0) s.refreshAllChains.run();
         return n;
       })();
     },
@@ -400,6 +406,7 @@ export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): O
     },
 
     nextDueAt: (): number | null => (s.nextDue.get() as { at: number | null }).at,
+    oldestClaimAt: (): number | null => s.oldestClaim.get() as number | null,
   };
   return asyncFacade(sync);
 }

@@ -200,14 +200,20 @@ end
 return 1
 `);
 
-/** ARGV: W, 'all' or 'claims', then (id, claim) pairs to release while still held. Answers how many became
+/** ARGV: W, then 'before' and a cutoff (claims made at or before it: a claim is made at its delivery's
+ * updated_at), or 'claims' and (id, claim) pairs to release while still held. Answers how many became
  * pending. */
 export const recoverScript = outboxScript(`
 local ids = {}
-for i = 3, #ARGV, 2 do
-  if redis.call('HGET', dkey(ARGV[i]), 'claim') == ARGV[i + 1] then ids[#ids + 1] = ARGV[i] end
+if ARGV[2] == 'before' then
+  for _, id in ipairs(redis.call('SMEMBERS', W .. 'inflight')) do
+    if num(redis.call('HGET', dkey(id), 'updated_at')) <= tonumber(ARGV[3]) then ids[#ids + 1] = id end
+  end
+else
+  for i = 3, #ARGV, 2 do
+    if redis.call('HGET', dkey(ARGV[i]), 'claim') == ARGV[i + 1] then ids[#ids + 1] = ARGV[i] end
+  end
 end
-if ARGV[2] == 'all' then ids = redis.call('SMEMBERS', W .. 'inflight') end
 local n = 0
 for _, id in ipairs(ids) do
   if redis.call('SREM', W .. 'inflight', id) == 1 then
@@ -221,6 +227,16 @@ for _, id in ipairs(ids) do
   end
 end
 return n
+`);
+
+/** ARGV: W. When the oldest claim in flight was made (its delivery's updated_at), or false when none is. */
+export const oldestClaimScript = outboxScript(`
+local oldest = false
+for _, id in ipairs(redis.call('SMEMBERS', W .. 'inflight')) do
+  local at = num(redis.call('HGET', dkey(id), 'updated_at'))
+  if not oldest or at < oldest then oldest = at end
+end
+return oldest and tostring(oldest)
 `);
 
 /** ARGV: W, before, batch. Forgets up to `batch` finished deliveries updated before `before`; answers how

@@ -24,6 +24,7 @@ import {
   claimScript,
   enqueueOneScript,
   feedScript,
+  oldestClaimScript,
   pruneScript,
   recordScript,
   recoverScript,
@@ -135,11 +136,13 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
       return applied === 1;
     },
 
-    recoverInFlight: async (claims) =>
+    recoverInFlight: async (which) =>
       (await run(
         'recover in-flight deliveries',
         recoverScript,
-        claims ? ['claims', ...claims.flatMap((c) => [c.id, c.claim])] : ['all'],
+        'claimedBefore' in which
+          ? ['before', which.claimedBefore]
+          : ['claims', ...which.flatMap((c) => [c.id, c.claim])],
       )) as number,
 
     delivery,
@@ -194,6 +197,11 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
       const out: Record<DeliveryStatus, number> = { pending: 0, in_flight: 0, delivered: 0, failed: 0 };
       for (const status of Object.keys(out) as DeliveryStatus[]) out[status] = Number(raw[status] ?? 0);
       return out;
+    },
+
+    async oldestClaimAt() {
+      const at = (await run('oldest claim', oldestClaimScript, [])) as string | null;
+      return at === null ? null : Number(at);
     },
 
     async nextDueAt() {

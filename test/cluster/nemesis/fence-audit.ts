@@ -20,7 +20,13 @@ export interface FenceAudit {
   serverWiped(): void;
   /** Connects again after a restart (MONITOR ends with the server). */
   reconnect(): Promise<void>;
-  stats(): { appends: number; claims: number; fencedCalls: number; violations: string[] };
+  /** Calls audited, and those carrying a token below the mark (stale: each must have written nothing). */
+  stats(): {
+    appends: number;
+    claims: number;
+    stale: { append: number; claim: number };
+    violations: string[];
+  };
   close(): void;
 }
 
@@ -29,14 +35,14 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
   let open: Call | undefined;
   let appends = 0;
   let claims = 0;
-  let fencedCalls = 0;
+  const stale = { append: 0, claim: 0 };
   const violations: string[] = [];
   let socket: Socket | undefined;
 
   const settle = () => {
     if (!open) return;
     if (open.token < open.markAt) {
-      fencedCalls++;
+      stale[open.kind]++;
       if (open.wrote)
         violations.push(`${open.kind} with token ${open.token} below the mark ${open.markAt} wrote`);
     }
@@ -107,7 +113,7 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
     },
     stats: () => {
       settle();
-      return { appends, claims, fencedCalls, violations: [...violations] };
+      return { appends, claims, stale: { ...stale }, violations: [...violations] };
     },
     close: () => socket?.destroy(),
   };

@@ -25,10 +25,17 @@ import { faultSchedule, seeded } from './schedule.js';
 const BUDGET = 60;
 const LEASE_TTL_MS = 1_500;
 const PREFIX = 'racewire:';
+const STALL_TICK_MS = 100;
 
 export interface NemesisOptions {
   minutes: number;
   seed: number;
+  /**
+   * LEASE_UNSAFE_TRUST_MS on every node: a paused leader resumes still trusting its lease, so it appends and
+   * claims with a stale token until its renew fails, and only the fence stops it. 0: the production lease,
+   * whose local validity stops a paused leader before it writes (the fence then goes unexercised).
+   */
+  unsafeTrustMs: number;
   log?: (line: string) => void;
 }
 
@@ -83,11 +90,24 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   const fenceKey = `${PREFIX}fence`;
   const audit = await startFenceAudit(redis.url, fenceKey);
   const upstream = await startClusterSimulator(BUDGET);
+  // The simulator stamps arrivals on this process's event loop, which stalls on a busy machine: a stamp late
+  // by more than the window's 1 s margin is no measure of the arrival the budget promises about. Each stall's
+  // end is kept, and windows holding one are left out of the budget check (reported, with the raw peak).
+  const stalls: number[] = [];
+  let lastTick = Date.now();
+  let worstStallMs = 0;
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    worstStallMs = Math.max(worstStallMs, now - lastTick - STALL_TICK_MS);
+    if (now - lastTick > STALL_TICK_MS + 1_000) stalls.push(now);
+    lastTick = now;
+  }, STALL_TICK_MS);
   const receiver = await startWebhookReceiver();
   const env = {
     ...clusterEnv({ prefix: PREFIX, upstream: upstream.url, budget: BUDGET }),
     REDIS_URL: redis.url,
     LEASE_TTL_MS: String(LEASE_TTL_MS),
+    LEASE_UNSAFE_TRUST_MS: String(opts.unsafeTrustMs),
     EVENT_LOG_WINDOW: '1000000',
   };
   const nodes: NodeProcess[] = [];
@@ -343,22 +363,28 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
           : `${receiver.received.length} received, ${copies} repeats (same webhook-id)`,
     });
 
-    // 4. Fencing, audited from the server's own command stream.
+    // 4. Fencing, audited from the server's own command stream. With the knob, stale-token writes must have
+    // been attempted (the fence exercised) and every one refused.
     const fenced = audit.stats();
+    const staleWrites = fenced.stale.append + fenced.stale.claim;
+    const knob = `LEASE_UNSAFE_TRUST_MS=${opts.unsafeTrustMs}`;
+    const exercised =
+      opts.unsafeTrustMs === 0
+        ? `knob off (${knob}): the local lease validity stops paused leaders first, so ${staleWrites} stale-token writes were attempted`
+        : `knob ${knob} on every node: ${staleWrites} stale-token writes attempted (${fenced.stale.append} appends, ${fenced.stale.claim} claims), ${staleWrites - fenced.violations.length} refused by Redis${staleWrites === 0 ? ': the fence was not exercised' : ''}`;
     checks.push({
       name: 'no append and no outbox claim from a node that lost the lease',
-      ok: fenced.violations.length === 0,
-      detail: fenced.violations.length
-        ? fenced.violations.slice(0, 5).join('; ')
-        : `${fenced.appends} fenced appends and ${fenced.claims} claims audited, ${fenced.fencedCalls} refused as stale`,
+      ok: fenced.violations.length === 0 && (opts.unsafeTrustMs === 0 || staleWrites > 0),
+      detail: `${exercised}; ${fenced.appends} fenced appends and ${fenced.claims} claims audited${fenced.violations.length ? `; violations: ${fenced.violations.slice(0, 5).join('; ')}` : ''}`,
     });
 
     // 5. The upstream budget, as the simulator counted it, across every hand-over.
     const { peak, skipped } = peakPerMinute(upstream.requests, wipes);
+    const trusted = peakPerMinute(upstream.requests, [...wipes, ...stalls]);
     checks.push({
       name: 'the upstream budget held across hand-overs',
-      ok: peak <= BUDGET,
-      detail: `peak ${peak} of ${BUDGET} in any 60 s${skipped ? ` (${skipped} windows holding a Redis wipe left out: the shared window was lost)` : ''}`,
+      ok: trusted.peak <= BUDGET,
+      detail: `peak ${trusted.peak} of ${BUDGET} in any 60 s of arrivals, leaving out ${trusted.skipped} windows holding a Redis wipe (the shared window is lost) or a stall of the simulator's event loop over 1 s (its stamps then lag arrivals by more than the margin; worst stall ${worstStallMs} ms, ${stalls.length} stalls); with only the wipes left out (${skipped} windows): peak ${peak}`,
     });
 
     // 6. No node died but those the nemesis killed.
@@ -381,6 +407,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
       }),
     );
     process.off('exit', killAll);
+    clearInterval(ticker);
     audit.close();
     await upstream.close();
     await receiver.close();

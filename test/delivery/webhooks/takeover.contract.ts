@@ -1,19 +1,80 @@
 /**
  * The takeover contract: in multi-node mode only the lease holder dispatches; when it dies mid-attempt, the
- * next holder makes its in-flight deliveries owed again and sends them (at least once, same webhook-id).
- * A claim is matched by its claim number: a node that lost its claim can neither record over nor release
- * the new holder's (reproduced in issue 14: a late failure overwrote the new leader's success, and the
- * delivery was sent again).
+ * next holder makes its in-flight deliveries owed again once their claims expire (timeoutMs + CLAIM_MARGIN_MS
+ * after they were made) and sends them (at least once, same webhook-id); an old leader that finishes within
+ * the deadline has its result recorded and nothing is sent twice (the nemesis saw 216 repeats in 323 while
+ * takeovers recovered live claims). A claim is matched by its claim number: a node that lost its claim can
+ * neither record over nor release the new holder's (reproduced in issue 14: a late failure overwrote the new
+ * leader's success, and the delivery was sent again).
  */
 import { expect, it } from 'vitest';
+import type { ManualClock } from '../../../src/clock.js';
+import { CLAIM_MARGIN_MS } from '../../../src/delivery/webhooks/dispatcher.js';
 import type { SendRequest } from '../../../src/delivery/webhooks/http-sender.js';
 import type { AttemptResult } from '../../../src/delivery/webhooks/retry-policy.js';
-import type { BackendFactory } from './backends.js';
+import type { BackendFactory, BackendUnderTest } from './backends.js';
 import { startHarness } from './harness.js';
 import { eventEntry, until } from './helpers.js';
 
+/** The harness's send timeout (2 s) plus the margin: how long a claim holds. */
+const CLAIM_TTL_MS = 2_000 + CLAIM_MARGIN_MS;
+
+/** Both nodes' loops asleep on their shared clock, none attempting: nothing more happens until it moves. */
+const asleep = (clock: ManualClock, backend: BackendUnderTest) =>
+  until(() => clock.pending() === 2 * backend.loops, 'both nodes asleep');
+
 export function takeoverContract(name: string, factory: BackendFactory): void {
-  it(`${name}: a second instance takes over the first one's deliveries in flight, same webhook-id and bytes`, async () => {
+  it(`${name}: a hand-over while a send is in flight: the old leader finishing within its deadline delivers exactly once`, async () => {
+    const backend = await factory();
+    let answerFirst: (r: AttemptResult) => void = () => {};
+    const sentByA: SendRequest[] = [];
+    const sentByB: SendRequest[] = [];
+    // The old leader's term (token 1) ends at the hand-over; the new leader's is token 2.
+    let aLeads = true;
+    const a = await startHarness({
+      backend,
+      fence: () => (aLeads ? 1 : undefined),
+      send: async (req) => {
+        sentByA.push(req);
+        return new Promise<AttemptResult>((r) => {
+          answerFirst = r;
+        });
+      },
+    });
+    const b = await startHarness({
+      backend,
+      keepSeqs: true,
+      dispatch: false,
+      fence: () => 2,
+      clock: a.clock,
+      send: async (req) => {
+        sentByB.push(req);
+        return { status: 200, headers: {}, body: 'ok' };
+      },
+    });
+    const { endpoint } = await a.createEndpoint();
+    await a.enqueue([eventEntry('race.results', { results: [] })]);
+    await until(() => sentByA.length === 1, 'the old leader attempting');
+
+    // The new leader takes over while the old one's send is in flight and still within its deadline.
+    aLeads = false;
+    await b.service.setDispatching(true);
+    await a.clock.advance(CLAIM_TTL_MS - 1);
+    await asleep(a.clock, backend);
+    expect(sentByB).toHaveLength(0);
+    answerFirst({ status: 200, headers: {}, body: 'ok' });
+    await b.untilStats((s) => s.deliveries.delivered === 1, 'the old leader recorded its success');
+    await a.clock.advance(24 * 3_600_000);
+    await asleep(a.clock, backend);
+    expect([sentByA.length, sentByB.length]).toEqual([1, 0]);
+    const [d] = await b.deliveries(endpoint.id);
+    expect(d).toMatchObject({ status: 'delivered', attempts: 1 });
+    await a.close();
+    await b.close();
+    await backend.close();
+  });
+
+  it(`${name}: a second instance takes over the first one's deliveries in flight once their claims expire, same webhook-id and bytes`, async () => {
     const backend = await factory();
     let answerFirst: (r: AttemptResult) => void = () => {};
     const hung = new Promise<AttemptResult>((r) => {
@@ -21,8 +82,11 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
     });
     const sentByA: SendRequest[] = [];
     const sentByB: SendRequest[] = [];
+    // The old leader's term (token 1) ends at the hand-over; the new leader's is token 2.
+    let aLeads = true;
     const a = await startHarness({
       backend,
+      fence: () => (aLeads ? 1 : undefined),
       send: async (req) => {
         sentByA.push(req);
         return hung;
@@ -32,6 +96,8 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
       backend,
       keepSeqs: true,
       dispatch: false,
+      fence: () => 2,
+      clock: a.clock,
       send: async (req) => {
         sentByB.push(req);
         return { status: 200, headers: {}, body: 'ok' };
@@ -43,8 +109,13 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
     await until(() => sentByA.length === 1, 'first node attempting');
     expect(await b.service.stats()).toMatchObject({ deliveries: { in_flight: 1 } });
 
-    // The first node hangs (as good as dead); the second wins the lease.
+    // The first node hangs (as good as dead); the second wins the lease and waits out the claim.
+    aLeads = false;
     await b.service.setDispatching(true);
+    await a.clock.advance(CLAIM_TTL_MS - 1);
+    await asleep(a.clock, backend);
+    expect(sentByB).toHaveLength(0);
+    await a.clock.advance(1);
     await until(() => sentByB.length === 1, 'taken over');
     expect([sentByB[0]?.headers['webhook-id'], sentByB[0]?.body]).toEqual([entry.event.id, sentByA[0]?.body]);
     await b.untilStats(
@@ -67,9 +138,15 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
       deliveries: { pending: 0, in_flight: 0, delivered: 1, failed: 0 },
     });
 
+    // Exactly one redelivery: nothing more is sent once the late answer is in.
+    await a.clock.advance(24 * 3_600_000);
+    await asleep(a.clock, backend);
+    expect([sentByA.length, sentByB.length]).toEqual([1, 1]);
+
     // Dispatching stops and starts again on one node as its lease comes and goes.
     await b.service.setDispatching(false);
     await b.enqueue([eventEntry('race.results', {})]);
+    aLeads = false;
     await b.service.setDispatching(true);
     await until(() => sentByB.length === 2, 'sent after dispatching resumed');
     await a.close();
@@ -90,8 +167,11 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
     const second = held();
     const sentByA: SendRequest[] = [];
     const sentByB: SendRequest[] = [];
+    // The old leader's term (token 1) ends at the hand-over; the new leader's is token 2.
+    let aLeads = true;
     const a = await startHarness({
       backend,
+      fence: () => (aLeads ? 1 : undefined),
       // A short timeout: its stop gives attempts in flight 1.1 s before releasing their claims.
       config: { timeoutMs: 100 },
       send: async (req) => {
@@ -103,6 +183,7 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
       backend,
       keepSeqs: true,
       dispatch: false,
+      fence: () => 2,
       clock: a.clock,
       send: async (req) => {
         sentByB.push(req);
@@ -113,8 +194,11 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
     await a.enqueue([eventEntry('race.results', { results: [] })]);
     await until(() => sentByA.length === 1, 'the old leader attempting');
 
-    // The new leader recovers the claim and sends the delivery again, under a claim of its own.
+    // The old leader overruns its deadline: the new leader recovers the claim and sends the delivery again,
+    // under a claim of its own.
+    aLeads = false;
     await b.service.setDispatching(true);
+    await a.clock.advance(CLAIM_TTL_MS);
     await until(() => sentByB.length === 1, 'the new leader attempting');
     // The old leader stops: its claim is no longer held, so releasing it releases nothing.
     await a.service.setDispatching(false);
