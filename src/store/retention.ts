@@ -10,8 +10,8 @@ import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { Role } from '../cluster/leadership.js';
 import type { Config } from '../config.js';
-import { createWakeLoop } from '../delivery/webhooks/wake-loop.js';
 import type { Logger } from '../logger.js';
+import { createWakeLoop } from '../wake-loop.js';
 import type { EventLog, ExpireResult, RetentionPolicy } from './ports.js';
 
 const HOUR_MS = 3_600_000;

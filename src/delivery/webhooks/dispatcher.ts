@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
+import { createWakeLoop } from '../../wake-loop.js';
 import type { ResolvedWebhookConfig } from './config.js';
 import { discordUrl } from './formatters/discord.js';
 import type { Sender } from './http-sender.js';
@@ -17,7 +18,6 @@ import type { ClaimedDelivery, NextState, Outbox } from './outbox-port.js';
 import type { EndpointWithSecrets } from './outbox-rows.js';
 import { type Decision, decide, isFailure } from './retry-policy.js';
 import { signDelivery } from './signer.js';
-import { createWakeLoop } from './wake-loop.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
 /** Past the send timeout, the time a claimer may take to read the delivery before and record it after. */

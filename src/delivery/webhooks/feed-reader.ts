@@ -9,11 +9,11 @@
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { EventFeed } from '../../store/ports.js';
+import { createWakeLoop } from '../../wake-loop.js';
 import { planDeliveries } from './enqueue-plan.js';
 import { formatBody } from './formatters/index.js';
 import type { Outbox } from './outbox-port.js';
 import type { BodyFormatter } from './outbox-rows.js';
-import { createWakeLoop } from './wake-loop.js';
 
 export interface FeedReaderDeps {
   feed: EventFeed;

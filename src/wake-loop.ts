@@ -1,9 +1,9 @@
 /**
  * A loop that does one step, then sleeps on the clock for as long as the step asks, unless kicked: the
- * shape of the dispatcher and of the Redis feed reader. A kick during a step makes the next step run at
+ * shape of the webhook dispatcher, the Redis feed reader and the retention job. A kick during a step makes the next step run at
  * once, so no wake-up is lost between a step's reads and its sleep.
  */
-import type { Clock } from '../../clock.js';
+import type { Clock } from './clock.js';
 
 export interface WakeLoop {
   start(): void;
