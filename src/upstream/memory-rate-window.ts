@@ -39,8 +39,9 @@ export function createMemoryRateWindow(opts: MemoryRateWindowOptions): RateWindo
 
   return {
     tryAcquire,
-    // One process alone: no margin asked for, no send deadline (see SharedWindow.sendWithinMs).
-    sendWithinMs: opts.marginMs,
+    // One process alone: no margin asked for, no send deadline (see SharedWindow.sendWithinMs); with one,
+    // half of it for the wait before the send, as the Redis window.
+    sendWithinMs: opts.marginMs === undefined ? undefined : opts.marginMs / 2,
     acquire: (signal) => waitForSlot(tryAcquire, clock, signal),
     async stats() {
       const now = Math.floor(clock.now());

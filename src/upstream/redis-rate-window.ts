@@ -23,7 +23,8 @@ export interface RedisRateWindowOptions {
    * Extra time a start is kept past 60 s before its slot is given again. The provider counts requests when
    * they arrive, and requests from different nodes take different times to get there: without a margin,
    * an early request that arrived late and a new one that arrived fast can land in one 60 s of the
-   * provider's. Costs margin/60 s of the budget. @default 1000
+   * provider's. Half of it covers the wait between asking and sending (`sendWithinMs`), half the way to the
+   * provider. Costs margin/60 s of the budget. @default 2000
    */
   marginMs?: number;
 }
@@ -46,7 +47,7 @@ return {0, tonumber(oldest[2]) + window - now}
 
 export function createRedisRateWindow(opts: RedisRateWindowOptions): RedisRateWindow {
   const { redis, key, maxPerMinute, clock } = opts;
-  const holdMs = RATE_WINDOW_MS + (opts.marginMs ?? 1000);
+  const holdMs = RATE_WINDOW_MS + (opts.marginMs ?? 2000);
   if (!Number.isSafeInteger(maxPerMinute) || maxPerMinute <= 0) {
     throw new RangeError(`maxPerMinute must be a positive integer, got ${maxPerMinute}`);
   }
@@ -62,8 +63,9 @@ export function createRedisRateWindow(opts: RedisRateWindowOptions): RedisRateWi
 
   return {
     tryAcquire,
-    // A start is held `marginMs` past 60 s: sent later than that after it was recorded, it is not covered.
-    sendWithinMs: holdMs - RATE_WINDOW_MS,
+    // A start is held `marginMs` past 60 s; half of it is for the way there, so it must be sent within the
+    // other half of being recorded to stay covered.
+    sendWithinMs: (holdMs - RATE_WINDOW_MS) / 2,
     acquire: (signal) => waitForSlot(tryAcquire, clock, signal),
     async stats() {
       const now = Math.floor(clock.now());

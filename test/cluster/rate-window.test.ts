@@ -29,13 +29,14 @@ describeWithRedis('redis request window', (url) => {
   });
 
   describe('redis window defaults', () => {
-    it('holds each start a margin past 60 s (1 s by default) before giving its slot again', async () => {
+    it('holds each start a margin past 60 s (2 s by default) before giving its slot again, and wants it sent within half of it', async () => {
       const clock = createManualClock(0);
       const window = createRedisRateWindow({ redis, key: nextKey(), maxPerMinute: 1, clock });
+      expect(window.sendWithinMs).toBe(1_000);
       expect(await window.tryAcquire()).toEqual({ admitted: true });
       await clock.advance(60_000);
-      expect(await window.tryAcquire()).toEqual({ admitted: false, retryInMs: 1_000 });
-      await clock.advance(1_000);
+      expect(await window.tryAcquire()).toEqual({ admitted: false, retryInMs: 2_000 });
+      await clock.advance(2_000);
       expect(await window.tryAcquire()).toEqual({ admitted: true });
     });
   });

@@ -106,14 +106,14 @@ describe('rate limiter with a shared window', () => {
 
   describe('a hand-over while the old leader holds an admission it has not sent yet', () => {
     /**
-     * Two nodes on one window that holds each start 60 s + 1 s. The old leader's admission is recorded at 0,
+     * Two nodes on one window that holds each start 60 s + 2 s (a request must be sent within 1 s). The old leader's admission is recorded at 0,
      * then the old leader is suspended (SIGSTOP, or the reply sits in a reconnecting client) for `frozenMs`
      * before it can send; meanwhile the new leader spends the rest of the budget. Sends are what the
      * provider counts (on arrival; here, at the instant each request is sent).
      */
     async function handOver(frozenMs: number) {
       const clock = createManualClock(0);
-      const window = createMemoryRateWindow({ maxPerMinute: 60, clock, marginMs: 1_000 });
+      const window = createMemoryRateWindow({ maxPerMinute: 60, clock, marginMs: 2_000 });
       let thaw: () => void = () => {};
       const thawed = new Promise<void>((r) => {
         thaw = r;
