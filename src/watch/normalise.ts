@@ -95,19 +95,37 @@ function copyJson(value: unknown, size: { bytes: number }): Json {
 }
 
 /**
- * Keys records by `identity(item)`. Items without an identity get `#<index>`; a repeated identity gets
- * `<id>#2`, `<id>#3`, ... in order of appearance, so no record is ever overwritten.
+ * Keys records by `identity(item)`. Items without an identity get `#<index>`. Records sharing an identity
+ * (an upstream fault) get `<id>`, `<id>#2`, `<id>#3`, ... in the order of their content, not of their place
+ * in the list, so the same records listed in another order make the same document (and no patch); no record
+ * is ever overwritten.
  */
 export function keyBy(items: readonly unknown[], identity: (item: Rec) => string | undefined): Rec {
-  const out: Rec = {};
+  const groups = new Map<string, unknown[]>();
   items.forEach((item, index) => {
     const id = isRecord(item) ? identity(item) : undefined;
     const base = id === undefined || id === '' || id === '__proto__' ? `#${index}` : id;
-    let key = base;
-    for (let n = 2; Object.hasOwn(out, key); n++) key = `${base}#${n}`;
-    out[key] = item;
+    const group = groups.get(base);
+    if (group) group.push(item);
+    else groups.set(base, [item]);
   });
+  const out: Rec = {};
+  for (const [base, group] of groups) {
+    for (const item of group.length > 1 ? byContent(group) : group) {
+      let key = base;
+      for (let n = 2; Object.hasOwn(out, key); n++) key = `${base}#${n}`;
+      out[key] = item;
+    }
+  }
   return out;
+}
+
+/** `items` in the order of their JSON text (stable for equal texts). */
+function byContent(items: unknown[]): unknown[] {
+  return items
+    .map((item) => ({ item, text: JSON.stringify(item) ?? '' }))
+    .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+    .map((e) => e.item);
 }
 
 const field =

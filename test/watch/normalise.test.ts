@@ -114,6 +114,21 @@ describe('normaliseEvent', () => {
     });
   });
 
+  it('keys records sharing an identity by their content, so listing them in another order changes nothing', () => {
+    const rows = [
+      { id: 'a', price: 3.9 },
+      { id: 'b', price: 5 },
+      { id: 'a', price: 2.1 },
+    ];
+    const keyed = keyBy(rows, (r) => r.id as string);
+    expect(keyed).toEqual({
+      a: { id: 'a', price: 2.1 },
+      'a#2': { id: 'a', price: 3.9 },
+      b: { id: 'b', price: 5 },
+    });
+    expect(keyBy([...rows].reverse(), (r) => r.id as string)).toEqual(keyed);
+  });
+
   it('drops __proto__ members rather than letting them set a prototype', () => {
     const value = toJsonValue(JSON.parse('{"a":1,"__proto__":{"polluted":true}}')) as Loose;
     expect(value).toEqual({ a: 1 });
