@@ -5,25 +5,14 @@
  * (its document expired too) is served at its kept seq without a document.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  addRace,
-  type Harness,
-  PARTNER_KEY,
-  raceDoc,
-  startHarness,
-  TestClient,
-} from '../delivery/ws/harness.js';
+import { addRace, clientPool, type Harness, raceDoc, startHarness } from '../delivery/ws/harness.js';
 
 let h: Harness;
-const clients: TestClient[] = [];
-const partner = () => {
-  const c = new TestClient(`${h.url}?token=${PARTNER_KEY}`);
-  clients.push(c);
-  return c;
-};
+const clients = clientPool();
+const partner = () => clients.partner(h.url);
 
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.ws.terminate();
+  clients.terminateAll();
   await h?.close();
 });
 

@@ -23,46 +23,77 @@ const CLAIM_TTL_MS = 2_000 + CLAIM_MARGIN_MS;
 const asleep = (clock: ManualClock, backend: BackendUnderTest) =>
   until(() => clock.pending() === 2 * backend.loops, 'both nodes asleep');
 
+/** An attempt's answer, held until the test gives it. */
+function held() {
+  let answer: (r: AttemptResult) => void = () => {};
+  const result = new Promise<AttemptResult>((r) => {
+    answer = r;
+  });
+  return { result, answer: (r: AttemptResult) => answer(r) };
+}
+
+const ok = async (): Promise<AttemptResult> => ({ status: 200, headers: {}, body: 'ok' });
+
+/**
+ * Two nodes on one backend and clock: `a` dispatches in its term (token 1) until `handOver`, which ends it and
+ * starts `b` dispatching in the next (token 2). Each node's sends are kept.
+ */
+async function twoNodes(
+  backend: BackendUnderTest,
+  opts: {
+    aSend: () => Promise<AttemptResult>;
+    bSend: () => Promise<AttemptResult>;
+    aConfig?: Parameters<typeof startHarness>[0]['config'];
+  },
+) {
+  const sentByA: SendRequest[] = [];
+  const sentByB: SendRequest[] = [];
+  let aLeads = true;
+  const a = await startHarness({
+    backend,
+    fence: () => (aLeads ? 1 : undefined),
+    ...(opts.aConfig ? { config: opts.aConfig } : {}),
+    send: async (req) => {
+      sentByA.push(req);
+      return opts.aSend();
+    },
+  });
+  const b = await startHarness({
+    backend,
+    keepSeqs: true,
+    dispatch: false,
+    fence: () => 2,
+    clock: a.clock,
+    send: async (req) => {
+      sentByB.push(req);
+      return opts.bSend();
+    },
+  });
+  const handOver = () => {
+    aLeads = false;
+    return b.service.setDispatching(true);
+  };
+  return { a, b, sentByA, sentByB, handOver };
+}
+
 export function takeoverContract(name: string, factory: BackendFactory): void {
   it(`${name}: a hand-over while a send is in flight: the old leader finishing within its deadline delivers exactly once`, async () => {
     const backend = await factory();
-    let answerFirst: (r: AttemptResult) => void = () => {};
-    const sentByA: SendRequest[] = [];
-    const sentByB: SendRequest[] = [];
-    // The old leader's term (token 1) ends at the hand-over; the new leader's is token 2.
-    let aLeads = true;
-    const a = await startHarness({
-      backend,
-      fence: () => (aLeads ? 1 : undefined),
-      send: async (req) => {
-        sentByA.push(req);
-        return new Promise<AttemptResult>((r) => {
-          answerFirst = r;
-        });
-      },
-    });
-    const b = await startHarness({
-      backend,
-      keepSeqs: true,
-      dispatch: false,
-      fence: () => 2,
-      clock: a.clock,
-      send: async (req) => {
-        sentByB.push(req);
-        return { status: 200, headers: {}, body: 'ok' };
-      },
+    const first = held();
+    const { a, b, sentByA, sentByB, handOver } = await twoNodes(backend, {
+      aSend: () => first.result,
+      bSend: ok,
     });
     const { endpoint } = await a.createEndpoint();
     await a.enqueue([eventEntry('race.results', { results: [] })]);
     await until(() => sentByA.length === 1, 'the old leader attempting');
 
     // The new leader takes over while the old one's send is in flight and still within its deadline.
-    aLeads = false;
-    await b.service.setDispatching(true);
+    await handOver();
     await a.clock.advance(CLAIM_TTL_MS - 1);
     await asleep(a.clock, backend);
     expect(sentByB).toHaveLength(0);
-    answerFirst({ status: 200, headers: {}, body: 'ok' });
+    first.answer({ status: 200, headers: {}, body: 'ok' });
     await b.untilStats((s) => s.deliveries.delivered === 1, 'the old leader recorded its success');
     await a.clock.advance(24 * 3_600_000);
     await asleep(a.clock, backend);
@@ -76,32 +107,11 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
 
   it(`${name}: a second instance takes over the first one's deliveries in flight once their claims expire, same webhook-id and bytes`, async () => {
     const backend = await factory();
-    let answerFirst: (r: AttemptResult) => void = () => {};
-    const hung = new Promise<AttemptResult>((r) => {
-      answerFirst = r;
-    });
-    const sentByA: SendRequest[] = [];
-    const sentByB: SendRequest[] = [];
-    // The old leader's term (token 1) ends at the hand-over; the new leader's is token 2.
-    let aLeads = true;
-    const a = await startHarness({
-      backend,
-      fence: () => (aLeads ? 1 : undefined),
-      send: async (req) => {
-        sentByA.push(req);
-        return hung;
-      },
-    });
-    const b = await startHarness({
-      backend,
-      keepSeqs: true,
-      dispatch: false,
-      fence: () => 2,
-      clock: a.clock,
-      send: async (req) => {
-        sentByB.push(req);
-        return { status: 200, headers: {}, body: 'ok' };
-      },
+    // The first node hangs (as good as dead).
+    const first = held();
+    const { a, b, sentByA, sentByB, handOver } = await twoNodes(backend, {
+      aSend: () => first.result,
+      bSend: ok,
     });
     const { endpoint } = await a.createEndpoint();
     const entry = eventEntry('race.results', { results: [] });
@@ -109,9 +119,8 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
     await until(() => sentByA.length === 1, 'first node attempting');
     expect(await b.service.stats()).toMatchObject({ deliveries: { in_flight: 1 } });
 
-    // The first node hangs (as good as dead); the second wins the lease and waits out the claim.
-    aLeads = false;
-    await b.service.setDispatching(true);
+    // The second node wins the lease and waits out the claim.
+    await handOver();
     await a.clock.advance(CLAIM_TTL_MS - 1);
     await asleep(a.clock, backend);
     expect(sentByB).toHaveLength(0);
@@ -124,7 +133,7 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
     );
 
     // The first node's late answer is logged, but does not undo what the second recorded.
-    answerFirst({ status: 500, headers: {}, body: 'late' });
+    first.answer({ status: 500, headers: {}, body: 'late' });
     await a.untilStats((s) => s.inFlight === 0 && s.outcomes.retry === 1, 'late answer recorded');
     const [d] = await b.deliveries(endpoint.id);
     expect(d).toMatchObject({ status: 'delivered', attempts: 1 });
@@ -146,8 +155,7 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
     // Dispatching stops and starts again on one node as its lease comes and goes.
     await b.service.setDispatching(false);
     await b.enqueue([eventEntry('race.results', {})]);
-    aLeads = false;
-    await b.service.setDispatching(true);
+    await handOver();
     await until(() => sentByB.length === 2, 'sent after dispatching resumed');
     await a.close();
     await b.close();
@@ -156,39 +164,13 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
 
   it(`${name}: a late failure from the old leader, and its release at stop, leave the new leader's claim alone`, async () => {
     const backend = await factory();
-    const held = () => {
-      let answer: (r: AttemptResult) => void = () => {};
-      const result = new Promise<AttemptResult>((r) => {
-        answer = r;
-      });
-      return { result, answer: (r: AttemptResult) => answer(r) };
-    };
     const first = held();
     const second = held();
-    const sentByA: SendRequest[] = [];
-    const sentByB: SendRequest[] = [];
-    // The old leader's term (token 1) ends at the hand-over; the new leader's is token 2.
-    let aLeads = true;
-    const a = await startHarness({
-      backend,
-      fence: () => (aLeads ? 1 : undefined),
+    const { a, b, sentByA, sentByB, handOver } = await twoNodes(backend, {
+      aSend: () => first.result,
+      bSend: () => second.result,
       // A short timeout: its stop gives attempts in flight 1.1 s before releasing their claims.
-      config: { timeoutMs: 100 },
-      send: async (req) => {
-        sentByA.push(req);
-        return first.result;
-      },
-    });
-    const b = await startHarness({
-      backend,
-      keepSeqs: true,
-      dispatch: false,
-      fence: () => 2,
-      clock: a.clock,
-      send: async (req) => {
-        sentByB.push(req);
-        return second.result;
-      },
+      aConfig: { timeoutMs: 100 },
     });
     const { endpoint } = await a.createEndpoint();
     await a.enqueue([eventEntry('race.results', { results: [] })]);
@@ -196,8 +178,7 @@ export function takeoverContract(name: string, factory: BackendFactory): void {
 
     // The old leader overruns its deadline: the new leader recovers the claim and sends the delivery again,
     // under a claim of its own.
-    aLeads = false;
-    await b.service.setDispatching(true);
+    await handOver();
     await a.clock.advance(CLAIM_TTL_MS);
     await until(() => sentByB.length === 1, 'the new leader attempting');
     // The old leader stops: its claim is no longer held, so releasing it releases nothing.

@@ -2,19 +2,15 @@ import type { SnapshotMessage } from '@racewire/client/protocol';
 import fjp from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
 import { follow } from '../support/follow.js';
-import { addRace, type Harness, PARTNER_KEY, raceDoc, startHarness, TestClient } from './harness.js';
+import { addRace, clientPool, type Harness, PARTNER_KEY, raceDoc, startHarness } from './harness.js';
 
 let h: Harness;
-const clients: TestClient[] = [];
-const client = (url: string, opts?: ConstructorParameters<typeof TestClient>[1]) => {
-  const c = new TestClient(url, opts);
-  clients.push(c);
-  return c;
-};
-const partner = () => client(`${h.url}?token=${PARTNER_KEY}`);
+const clients = clientPool();
+const client = clients.client;
+const partner = () => clients.partner(h.url);
 
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.ws.terminate();
+  clients.terminateAll();
   await h?.close();
 });
 

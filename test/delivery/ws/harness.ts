@@ -13,7 +13,7 @@ import {
   type WebSocketLimits,
 } from '../../../src/delivery/ws/gateway.js';
 import type { MemoryEventLogOptions } from '../../../src/store/memory-event-log.js';
-import { createFeed, type Feed, testKeys } from '../feed.js';
+import { createFeed, type Feed, PARTNER_KEY, testKeys } from '../feed.js';
 
 export { PARTNER_KEY, PUBLIC_KEY } from '../feed.js';
 
@@ -160,6 +160,24 @@ export class TestClient {
   close() {
     this.ws.close();
   }
+}
+
+/** The clients a test file opens, so one `terminateAll` (in its afterEach) closes every one left open. */
+export function clientPool() {
+  const open: TestClient[] = [];
+  const client = (url: string, options?: ConstructorParameters<typeof TestClient>[1]) => {
+    const c = new TestClient(url, options);
+    open.push(c);
+    return c;
+  };
+  return {
+    client,
+    /** A client with the partner token on the server at `url`. */
+    partner: (url: string) => client(`${url}?token=${PARTNER_KEY}`),
+    terminateAll() {
+      for (const c of open.splice(0)) c.ws.terminate();
+    },
+  };
 }
 
 export function raceDoc(raceId: string, n: number, extra: Record<string, unknown> = {}) {

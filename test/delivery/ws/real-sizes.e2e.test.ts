@@ -6,18 +6,14 @@
 import type { SnapshotMessage } from '@racewire/client/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { realDoc, realDocBytes } from '../support/real-doc.js';
-import { addRace, type Harness, PARTNER_KEY, startHarness, TestClient } from './harness.js';
+import { addRace, clientPool, type Harness, PARTNER_KEY, startHarness } from './harness.js';
 
 let h: Harness;
-const clients: TestClient[] = [];
-const client = (url: string) => {
-  const c = new TestClient(url);
-  clients.push(c);
-  return c;
-};
+const clients = clientPool();
+const client = clients.client;
 
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.ws.terminate();
+  clients.terminateAll();
   await h?.close();
 });
 

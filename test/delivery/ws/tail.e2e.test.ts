@@ -6,17 +6,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../../src/events/envelope.js';
 import { createMemoryEventLog } from '../../../src/store/memory-event-log.js';
-import { addRace, type Harness, PARTNER_KEY, raceDoc, startHarness, TestClient } from './harness.js';
+import { addRace, clientPool, type Harness, raceDoc, startHarness } from './harness.js';
 
 let h: Harness;
-const clients: TestClient[] = [];
-const partner = () => {
-  const c = new TestClient(`${h.url}?token=${PARTNER_KEY}`);
-  clients.push(c);
-  return c;
-};
+const clients = clientPool();
+const partner = () => clients.partner(h.url);
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.ws.terminate();
+  clients.terminateAll();
   await h?.close();
 });
 

@@ -2,23 +2,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseProjection, project } from '../../../src/delivery/core/projection.js';
 import { PARTNER_KEY as SSE_KEY, SseClient, type SseHarness, startSse } from '../sse/harness.js';
 import { follow } from '../support/follow.js';
-import { addRace, type Harness, PARTNER_KEY, raceDoc, startHarness, TestClient } from './harness.js';
+import { addRace, clientPool, type Harness, raceDoc, startHarness } from './harness.js';
 
 let h: Harness | undefined;
 let s: SseHarness | undefined;
-const clients: TestClient[] = [];
+const clients = clientPool();
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.ws.terminate();
+  clients.terminateAll();
   await h?.close();
   await s?.close();
   h = undefined;
   s = undefined;
 });
-const partner = (url: string) => {
-  const c = new TestClient(`${url}?token=${PARTNER_KEY}`);
-  clients.push(c);
-  return c;
-};
+const partner = clients.partner;
 
 const FIELDS = ['/race/status', '/runners/*/odds'];
 const projection = (() => {
