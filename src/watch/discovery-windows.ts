@@ -12,8 +12,10 @@
  *   come within the hour (from about 13:15 UTC); yesterday until its last races have finished.
  * - `ahead`: races not finished, none of them live, or no races at all yet: every `aheadIntervalMs`.
  *   Tomorrow, most of the day: new meetings and changed start times hours away are not urgent.
- * - `settled`: listed, and every race finished (Final or Abandoned) or stuck: never again. Yesterday,
- *   once its races are over.
+ * - `settled`: listed, and every race finished (Final or Abandoned) or stuck, as its last refresh found
+ *   it: never again. Yesterday, once its races are over. A day whose races are known finished from their own
+ *   fetches but were not yet when it was last listed stays `live` for one more refresh, so the meetings'
+ *   documents get their races' last status.
  *
  * A day never listed is due at once; a failed refresh is retried after a back-off.
  */
@@ -39,6 +41,8 @@ export interface DayWindow {
   refreshedAt?: number;
   /** Races its last complete refresh listed. */
   raceIds: readonly string[];
+  /** Whether every race was finished (or stuck) when its last complete refresh ended. */
+  listedSettled?: boolean;
   /** Refreshes that failed in a row. */
   failures: number;
   /** When the last failure happened. */
@@ -70,7 +74,8 @@ export function dayCadence(
     if (race.startTime <= now + LIVE_HORIZON_MS) return 'live';
     pending = true;
   }
-  return pending || window.raceIds.length === 0 ? 'ahead' : 'settled';
+  if (pending || window.raceIds.length === 0) return 'ahead';
+  return window.listedSettled ? 'settled' : 'live';
 }
 
 /** When the day should next be refreshed (epoch ms; Infinity: never). */

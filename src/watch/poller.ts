@@ -9,7 +9,13 @@ import type { Logger } from '../logger.js';
 import type { EventOptions } from '../upstream/client.js';
 import type { DroppedRow, EventResponse, Meeting, MeetingsResponse } from '../upstream/schemas.js';
 import { applyMeetings } from './discovery.js';
-import { AHEAD_INTERVAL_MS, currentWindows, type DayWindow, windowDueAt } from './discovery-windows.js';
+import {
+  AHEAD_INTERVAL_MS,
+  currentWindows,
+  type DayWindow,
+  dayCadence,
+  windowDueAt,
+} from './discovery-windows.js';
 import { DEFAULT_PAGE_SIZE, type MeetingsPageQuery, meetingPages } from './meetings-pager.js';
 import { pollPolicy } from './poll-policy.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
@@ -167,7 +173,9 @@ export function createPoller(deps: PollerDeps): Poller {
         await deps.onMeetings?.(meetings);
       }
       discoveredAt = clock.now();
-      setWindow(date, { raceIds: [...raceIds], refreshedAt: discoveredAt, failures: 0, failedAt: undefined });
+      const listed = { date, raceIds: [...raceIds], failures: 0 };
+      const listedSettled = dayCadence({ ...listed, listedSettled: true }, races, discoveredAt) === 'settled';
+      setWindow(date, { ...listed, refreshedAt: discoveredAt, listedSettled, failedAt: undefined });
     } catch (err) {
       if (stopping.signal.aborted) return;
       const failures = (windows.get(date)?.failures ?? 0) + 1;

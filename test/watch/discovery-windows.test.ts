@@ -68,15 +68,24 @@ describe('discovery day windows', () => {
     expect(dayCadence(day([]), races, NOW)).toBe('ahead');
   });
 
-  it('is settled once every race is Final, Abandoned or stuck for six hours', () => {
-    expect(dayCadence(day(['done', 'off', 'stuck']), races, NOW)).toBe('settled');
+  it('is settled once every race is Final, Abandoned or stuck for six hours as its last refresh found them', () => {
+    expect(dayCadence(day(['done', 'off', 'stuck'], { listedSettled: true }), races, NOW)).toBe('settled');
+  });
+
+  it('stays live for one more refresh when its races finished after it was last listed', () => {
+    // The race's own fetch saw Final first: the meeting's document must still get that status from a listing.
+    const listedBefore = day(['done'], { listedSettled: false });
+    expect(dayCadence(listedBefore, races, NOW)).toBe('live');
+    expect(windowDueAt(listedBefore, races, NOW, cadences)).toBe(NOW - 1_000 + 6_000);
   });
 
   it('is due at once when never listed, by cadence after a refresh, never when settled', () => {
     expect(windowDueAt(day(['soon'], { refreshedAt: undefined }), races, NOW, cadences)).toBe(NOW);
     expect(windowDueAt(day(['soon']), races, NOW, cadences)).toBe(NOW - 1_000 + 6_000);
     expect(windowDueAt(day(['later']), races, NOW, cadences)).toBe(NOW - 1_000 + AHEAD_INTERVAL_MS);
-    expect(windowDueAt(day(['done']), races, NOW, cadences)).toBe(Number.POSITIVE_INFINITY);
+    expect(windowDueAt(day(['done'], { listedSettled: true }), races, NOW, cadences)).toBe(
+      Number.POSITIVE_INFINITY,
+    );
   });
 
   it('retries a failed day after a doubling back-off capped at a minute', () => {
