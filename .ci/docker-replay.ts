@@ -13,7 +13,7 @@
  *
  * Run with the Node line of the base image first on PATH: `npx tsx .ci/docker-replay.ts`.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -227,6 +227,14 @@ async function start(final: Stage): Promise<void> {
     DATA_DIR: data,
     HOST: '127.0.0.1',
   };
+  // Told nothing of its upstream, the production image must refuse rather than serve simulated data.
+  const refused = spawnSync(final.cmd![0]!, final.cmd!.slice(1), { cwd: app, env, encoding: 'utf8' });
+  if (refused.status === 0 || !refused.stderr.includes('UPSTREAM=simulator')) {
+    fail(`without RACING_API_URL the image did not refuse to start (exit ${refused.status})`);
+  }
+  say('without RACING_API_URL it refused to start, naming the fix');
+  // The replay runs the embedded simulator, said out loud as an operator would.
+  Object.assign(env, { UPSTREAM: 'simulator' });
   // As root, start it as nobody: the service must need no more than its data directory.
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {

@@ -35,6 +35,11 @@ export const SETTINGS = {
     undefined,
     'Base URL of the racing API incl. /affiliates/v1/racing; unset: the embedded simulator',
   ],
+  UPSTREAM: [
+    spec(z.enum(['api', 'simulator']).optional(), 'api or simulator'),
+    undefined,
+    'What to poll, said out loud: api (needs RACING_API_URL) or simulator (the embedded one); unset: the API when RACING_API_URL is set, else the simulator, which NODE_ENV=production refuses',
+  ],
   RACING_API_FROM: [optionalText, undefined, 'Value of the From header the real API expects'],
   RACING_API_PARTNER: [optionalText, undefined, 'Value of the X-Partner header'],
   RACING_API_PARTNER_ID: [optionalText, undefined, 'Value of the X-Partner-ID header'],
@@ -254,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (env.REPLAY_FILE && env.RACING_API_URL) {
     problems.push('REPLAY_FILE replays a recording in place of RACING_API_URL: set one of them');
   }
+  problems.push(...upstreamProblems(env));
   if (env.STORE === 'redis' && !env.REDIS_URL) {
     problems.push('STORE=redis needs REDIS_URL. Fix: set REDIS_URL, for example redis://127.0.0.1:6379');
   }
@@ -271,6 +277,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (problems.length) throw new ConfigError(problems);
   return out as Config;
+}
+
+/**
+ * A production process that was not told where the racing API is must not quietly serve simulated data:
+ * with NODE_ENV=production the simulator runs only when UPSTREAM=simulator says so.
+ */
+function upstreamProblems(env: Record<string, string | undefined>): string[] {
+  const [url, replay, upstream] = [env.RACING_API_URL, env.REPLAY_FILE, env.UPSTREAM];
+  if (upstream === 'api' && !url) {
+    return ['UPSTREAM=api needs RACING_API_URL. Fix: set RACING_API_URL to the racing API base URL'];
+  }
+  if (upstream === 'simulator' && (url || replay)) {
+    return [
+      `UPSTREAM=simulator but ${url ? 'RACING_API_URL' : 'REPLAY_FILE'} is set. Fix: unset one of them`,
+    ];
+  }
+  if (env.NODE_ENV === 'production' && !url && !replay && upstream !== 'simulator') {
+    return [
+      'NODE_ENV=production and RACING_API_URL is unset, so racewire would serve simulated data. Fix: set RACING_API_URL to the racing API base URL, or UPSTREAM=simulator to run the simulator on purpose',
+    ];
+  }
+  return [];
 }
 
 /** Subscriber keys from `API_KEYS` ("key:scope,key2:scope"); each is named by its position for logs. */

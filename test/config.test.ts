@@ -76,6 +76,32 @@ describe('configuration', () => {
     ]);
   });
 
+  it('refuses to serve simulated data in production unless UPSTREAM=simulator says so', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems({ NODE_ENV: 'production' })).toEqual([
+      'NODE_ENV=production and RACING_API_URL is unset, so racewire would serve simulated data. Fix: set RACING_API_URL to the racing API base URL, or UPSTREAM=simulator to run the simulator on purpose',
+    ]);
+    expect(problems({ NODE_ENV: 'production', UPSTREAM: 'simulator' })).toEqual([]);
+    expect(
+      problems({ NODE_ENV: 'production', RACING_API_URL: 'https://api.example/affiliates/v1/racing' }),
+    ).toEqual([]);
+    expect(problems({ NODE_ENV: 'production', REPLAY_FILE: 'day.jsonl.gz' })).toEqual([]);
+    expect(problems({})).toEqual([]);
+    expect(problems({ UPSTREAM: 'api' })).toEqual([
+      'UPSTREAM=api needs RACING_API_URL. Fix: set RACING_API_URL to the racing API base URL',
+    ]);
+    expect(problems({ UPSTREAM: 'simulator', RACING_API_URL: 'https://api.example/x' })).toEqual([
+      'UPSTREAM=simulator but RACING_API_URL is set. Fix: unset one of them',
+    ]);
+  });
+
   it('refuses an API key without the header that carries it', () => {
     expect(() => loadConfig({ RACING_API_KEY: 'k' })).toThrow(/RACING_API_KEY_HEADER/);
   });
