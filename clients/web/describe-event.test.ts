@@ -64,9 +64,26 @@ describe('event lines', () => {
       event('race.dividends', {
         race,
         status: 'Final',
-        dividends: [{ productName: 'Pool Win', dividend: 6.6 }],
+        dividends: [
+          {
+            productName: 'Pool First4',
+            dividend: 1350.4,
+            positions: [2, 4, 7, 6].map((runnerNumber) => ({ runnerNumber })),
+          },
+          { productName: 'Pool Place', dividend: 1.9, positions: [{ runnerNumber: 4, position: 1 }] },
+          { productName: 'Pool Place', dividend: 1.7, positions: [{ runnerNumber: 2, position: 1 }] },
+          {
+            productName: 'Pool Quinella',
+            dividend: 13.7,
+            positions: [{ runnerNumber: 2 }, { runnerNumber: 4 }],
+          },
+          { productName: 'Pool Win', dividend: 6.6, positions: [{ runnerNumber: 2, position: 1 }] },
+        ],
       }),
-      { what: 'Final dividends: Pool Win $6.60', tone: 'result' },
+      {
+        what: 'Final dividends: Win #2 $6.60 · Place #2 $1.70, #4 $1.90 · Quinella 2-4 $13.70 · +1 more',
+        tone: 'result',
+      },
     ],
     [
       event('race.start_time_changed', { race, deltaSeconds: 300 }),

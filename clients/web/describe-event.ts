@@ -3,6 +3,7 @@
  * event is data from the network, so a missing member gives a shorter line, never an exception.
  */
 import type { RaceEvent } from '@racewire/client';
+import { dividendRowsOf, formatDividendSummary } from '@racewire/client/dividends';
 import { describeMarket } from './describe-market.js';
 
 /** How an event should stand out: colour in the ticker, accent in the feed. */
@@ -106,11 +107,7 @@ function what(event: RaceEvent): { what: string; tone: Tone } {
     case 'race.results':
       return { what: `results (${str(d.kind) ?? '?'}): ${placings(d.results)}`, tone: 'result' };
     case 'race.dividends': {
-      const rows = Array.isArray(d.dividends) ? d.dividends.map(rec) : [];
-      const list = rows
-        .slice(0, 3)
-        .map((r) => `${str(r.productName) ?? '?'} $${formatPrice(r.dividend)}`)
-        .join(', ');
+      const list = formatDividendSummary(dividendRowsOf(d.dividends), { max: 3 });
       return { what: `${str(d.status) ?? ''} dividends: ${list}`.trim(), tone: 'result' };
     }
     case 'meeting.added':

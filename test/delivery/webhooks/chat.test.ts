@@ -42,7 +42,7 @@ describe('Slack and Discord formatting', () => {
     expect(p.embeds).toEqual([
       {
         title: 'Results: Addington R5',
-        description: '1. #4 Alpha\n2. #9 Beta\nWin 4: 3.4',
+        description: '1. #4 Alpha\n2. #9 Beta\nWin #4 $3.40',
         color: 0x16a34a,
         timestamp: event.timestamp,
         footer: { text: `race.results · ${event.id}` },

@@ -4,6 +4,7 @@
  * message degrades to a generic one.
  */
 
+import { dividendRowsOf, formatDividendLine, summariseDividends } from '@racewire/client/dividends';
 import { MARKET_EVENT_TYPES } from '@racewire/client/protocol';
 import type { RaceEvent } from '../../../events/envelope.js';
 import { marketMessage } from './market-messages.js';
@@ -42,7 +43,8 @@ export interface EventFacts {
   runner?: RunnerFact;
   /** Placings, in order. */
   placings: (RunnerFact & { position?: string })[];
-  dividends: { product: string; amount?: string; runners?: string }[];
+  /** One line per pool, in reading order (Win first): `Place #2 $1.70, #4 $1.90`. */
+  dividends: string[];
   reason?: string;
   from?: string;
   to?: string;
@@ -71,16 +73,9 @@ export function eventFacts(event: RaceEvent): EventFacts {
     const position = pick([rec(p)], 'position', 'place', 'finishPosition');
     return r || position ? [{ ...r, position }] : [];
   });
-  const dividends = list(data.dividends ?? race?.dividends).flatMap((d) => {
-    const r = rec(d);
-    const product = pick([r], 'product', 'productName', 'poolType', 'type', 'name');
-    if (!product) return [];
-    const amount = pick([r], 'amount', 'dividend', 'value');
-    const numbers = list(r?.positions ?? r?.runners)
-      .map((x) => pick([rec(x)], 'runnerNumber') ?? (typeof x === 'number' ? String(x) : undefined))
-      .filter((x): x is string => x !== undefined);
-    return [{ product, amount, runners: numbers.length ? numbers.join('-') : undefined }];
-  });
+  const dividends = summariseDividends(dividendRowsOf(data.dividends ?? race?.dividends)).map(
+    formatDividendLine,
+  );
   return {
     meetingName: pick([data, meeting, race], 'meetingName', 'displayMeetingName', 'venue'),
     raceNumber: pick(holders, 'raceNumber'),
@@ -133,16 +128,14 @@ export function chatMessage(event: RaceEvent): { title: string; lines: string[];
         title: `Results: ${race}`,
         lines: [
           ...f.placings.map((p) => `${p.position ?? '?'}. ${runnerLabel(p) ?? 'unknown runner'}`),
-          ...f.dividends.map((d) => `${d.product}${d.runners ? ` ${d.runners}` : ''}: ${d.amount ?? 'n/a'}`),
+          ...f.dividends,
         ],
         tone: 'success',
       };
     case 'race.dividends':
       return {
         title: `Dividends: ${race}`,
-        lines: f.dividends.map(
-          (d) => `${d.product}${d.runners ? ` ${d.runners}` : ''}: ${d.amount ?? 'n/a'}`,
-        ),
+        lines: f.dividends,
         tone: 'success',
       };
     case 'race.abandoned':
