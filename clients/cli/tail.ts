@@ -9,6 +9,7 @@ import { RacewireClient, type WebSocketFactory } from '@racewire/client';
 import WebSocket from 'ws';
 import { ArgsError, parseArgs, USAGE } from './args.js';
 import { formatLine, useColour } from './format.js';
+import { refusedForGood } from './handshake.js';
 
 /** How long a clean close may take before we exit anyway. */
 const CLOSE_GRACE_MS = 1_000;
@@ -71,8 +72,12 @@ function main(): void {
   client.on('close', (code, reason, again) => {
     if (exiting) return;
     const why = socketError ?? `closed with code ${code}${reason ? ` (${reason})` : ''}`;
+    const status = refusedForGood(socketError);
     socketError = undefined;
-    if (!again) {
+    if (status !== undefined) {
+      note(`${url} answered the WebSocket handshake with HTTP ${status}: check --url and --token`);
+      exit(1);
+    } else if (!again) {
       note(`${url} refused the connection for good: ${why}`);
       exit(1);
     } else if (open) {

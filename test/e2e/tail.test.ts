@@ -53,6 +53,13 @@ describe('the terminal ticker', () => {
     expect(await run.exit).toEqual({ code: 0, signal: null });
   }, 30_000);
 
+  it('exits 1 when the handshake is answered 404, instead of retrying for ever', async () => {
+    const run = runTail(['--all', '--url', `${e2e.url.replace('http', 'ws')}/nope`]);
+    running.push(run.child);
+    expect(await run.exit).toEqual({ code: 1, signal: null });
+    expect(run.stderr()).toContain('answered the WebSocket handshake with HTTP 404: check --url and --token');
+  }, 15_000);
+
   it('exits 2 with the usage for a bad argument', async () => {
     const run = runTail(['--race']);
     running.push(run.child);
