@@ -100,7 +100,7 @@ export async function checkWebhookUrl(raw: string, policy: NetworkPolicy, resolv
     if (!isAllowedAddress(a.address, policy)) {
       throw new WebhookError(
         'RW_WEBHOOK_URL_FORBIDDEN',
-        `${host} resolves to ${a.address} (${addressRange(a.address)}), which is not a public address`,
+        `${host} resolves to ${a.address} (${addressRange(a.address)}), which is not a public address; an operator can allow private and loopback addresses with WEBHOOK_ALLOW_PRIVATE=true`,
       );
     }
   }

@@ -163,7 +163,8 @@ describe('SSRF guard', () => {
       checkWebhookUrl('https://hooks.example.com/x', strict, resolveTo('93.184.216.34', '10.0.0.1')),
     ).rejects.toMatchObject({
       code: 'RW_WEBHOOK_URL_FORBIDDEN',
-      message: 'hooks.example.com resolves to 10.0.0.1 (private), which is not a public address',
+      message:
+        'hooks.example.com resolves to 10.0.0.1 (private), which is not a public address; an operator can allow private and loopback addresses with WEBHOOK_ALLOW_PRIVATE=true',
     });
   });
 
