@@ -14,7 +14,12 @@ describe('the ticker arguments', () => {
       types: undefined,
       url: 'ws://127.0.0.1:8080/ws',
       token: undefined,
+      compact: false,
     });
+  });
+
+  it('folds odds moves with --compact', () => {
+    expect(opts(['--all', '--compact']).compact).toBe(true);
   });
 
   it('maps --race, --meeting and --all to their channels, in both flag forms', () => {

@@ -2,13 +2,14 @@
 import { parseArgs as nodeParseArgs, type ParseArgsConfig } from 'node:util';
 import { EVENT_TYPES } from '@racewire/client';
 
-export const USAGE = `usage: racewire-tail [--race ID | --meeting ID | --all] [--events TYPES] [--url URL] [--token KEY]
+export const USAGE = `usage: racewire-tail [--race ID | --meeting ID | --all] [--events TYPES] [--compact] [--url URL] [--token KEY]
 
   --race ID        one race's events
   --meeting ID     every race of one meeting
   --all            every event racewire sees (the firehose; the default)
   --events TYPES   comma-separated event types; "runner.*" takes a family
                    (${EVENT_TYPES.slice(0, 3).join(', ')}, ...: see docs/events.md)
+  --compact        odds moves folded into one line per race per second
   --url URL        racewire's WebSocket (default $RACEWIRE_URL or ws://127.0.0.1:8080/ws)
   --token KEY      API key (default $RACEWIRE_TOKEN)
   --help           this text
@@ -23,6 +24,8 @@ export interface TailOptions {
   types: string[] | undefined;
   url: string;
   token: string | undefined;
+  /** Fold odds moves into one line per race per second. */
+  compact: boolean;
 }
 
 export type ParseResult = { help: true } | { help: false; options: TailOptions };
@@ -43,6 +46,7 @@ const OPTIONS = {
   url: { type: 'string' },
   token: { type: 'string' },
   all: { type: 'boolean' },
+  compact: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -76,6 +80,7 @@ export function parseArgs(
   if (tokens.some((t) => t.kind === 'option' && t.name === 'help')) return { help: true };
   const values = new Map<string, string>();
   let all = false;
+  let compact = false;
   for (const token of tokens) {
     if (token.kind === 'option-terminator') continue;
     if (token.kind === 'positional') throw new ArgsError(`unexpected argument "${token.value}"`);
@@ -83,6 +88,10 @@ export function parseArgs(
     if (!Object.hasOwn(OPTIONS, token.name)) throw new ArgsError(`unknown argument "${token.rawName}"`);
     if (token.name === 'all') {
       all = true;
+      continue;
+    }
+    if (token.name === 'compact') {
+      compact = true;
       continue;
     }
     const { value } = token;
@@ -116,6 +125,7 @@ export function parseArgs(
       types: events === undefined ? undefined : parseTypes(events),
       url,
       token: values.get('--token') ?? (env.RACEWIRE_TOKEN || undefined),
+      compact,
     },
   };
 }

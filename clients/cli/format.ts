@@ -1,7 +1,8 @@
 /** One line per event for the terminal, coloured (node:util styleText) by what kind of news it is. Pure. */
 import { styleText } from 'node:util';
-import type { RaceEvent } from '@racewire/client';
+import { EVENT_TYPES, type RaceEvent } from '@racewire/client';
 import { describeEvent, type Tone } from '../web/describe-event.js';
+import type { FoldedOdds } from './odds-fold.js';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -26,14 +27,35 @@ export function useColour(stream: { isTTY?: boolean }, env: Record<string, strin
  */
 const paint = (style: Style, text: string) => styleText(style, text, { validateStream: false });
 
+/** The place column's width: longer names are cut with an ellipsis so the columns never shift. */
+export const WHERE_WIDTH = 20;
+/** The type column's width: the longest event type racewire sends. */
+const TYPE_WIDTH = Math.max(...EVENT_TYPES.map((t) => t.length));
+
+// Control characters from upstream names must not reach the terminal as escape sequences.
+const clean = (s: string) => s.replace(/\p{Cc}/gu, ' ');
+const fit = (s: string, width: number) => (s.length > width ? `${s.slice(0, width - 1)}…` : s.padEnd(width));
+
+function columns(event: RaceEvent, type: string, what: string, tone: Tone, colour: boolean): string {
+  const time = typeof event.timestamp === 'string' ? event.timestamp.slice(11, 19) : '--:--:--';
+  const parts = [
+    time,
+    fit(clean(describeEvent(event).where), WHERE_WIDTH),
+    fit(type, TYPE_WIDTH),
+    clean(what),
+  ];
+  if (!colour) return parts.join('  ');
+  const [t, where, kind, text] = parts as [string, string, string, string];
+  return [paint('dim', t), paint('bold', where), paint('dim', kind), paint(TONE[tone], text)].join('  ');
+}
+
 /** `21:04:05  Awapuni R3  runner.scratched  #4 Tickford scratched (late)`; no newline. */
 export function formatLine(event: RaceEvent, colour: boolean): string {
   const line = describeEvent(event);
-  const time = typeof event.timestamp === 'string' ? event.timestamp.slice(11, 19) : '--:--:--';
-  // Control characters from upstream names must not reach the terminal as escape sequences.
-  const clean = (s: string) => s.replace(/\p{Cc}/gu, ' ');
-  const parts = [time, clean(line.where).padEnd(18), clean(event.type).padEnd(24), clean(line.what)];
-  if (!colour) return parts.join('  ');
-  const [t, where, type, what] = parts as [string, string, string, string];
-  return [paint('dim', t), paint('bold', where), paint('dim', type), paint(TONE[line.tone], what)].join('  ');
+  return columns(event, clean(event.type), line.what, line.tone, colour);
+}
+
+/** A race's folded odds moves (compact mode): `21:04:05  Awapuni R3  odds  7 odds moves: #4 5.00→4.40, …`. */
+export function formatFolded({ event, summary }: FoldedOdds, colour: boolean): string {
+  return columns(event, 'odds', summary, 'info', colour);
 }

@@ -8,8 +8,9 @@
 import { RacewireClient, type WebSocketFactory } from '@racewire/client';
 import WebSocket from 'ws';
 import { ArgsError, parseArgs, USAGE } from './args.js';
-import { formatLine, useColour } from './format.js';
+import { formatFolded, formatLine, useColour } from './format.js';
 import { refusedForGood } from './handshake.js';
+import { OddsFolder } from './odds-fold.js';
 
 /** How long a clean close may take before we exit anyway. */
 const CLOSE_GRACE_MS = 1_000;
@@ -27,7 +28,7 @@ function main(): void {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const { channel, types, url, token } = parsed.options;
+  const { channel, types, url, token, compact } = parsed.options;
   const colour = useColour(process.stdout, process.env);
   const wanted = types ? new Set(types) : undefined;
   const note = (msg: string) => process.stderr.write(`racewire-tail: ${msg}\n`);
@@ -54,9 +55,12 @@ function main(): void {
     lastFailure = undefined;
     note(`connected to ${url}, following ${channel}`);
   });
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const folder = compact ? new OddsFolder() : undefined;
+  if (folder) setInterval(() => folder.flush().forEach((f) => print(formatFolded(f, colour))), 1000).unref();
   client.on('event', (event) => {
     if (wanted && !wanted.has(event.type)) return;
-    process.stdout.write(`${formatLine(event, colour)}\n`);
+    for (const e of folder ? folder.push(event) : [event]) print(formatLine(e, colour));
   });
   let noted = false;
   client.on('document', (stream, document) => {
