@@ -13,10 +13,10 @@ import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2eRacewire, pickOpenRace, runNode, startE2e, until } from '../e2e/harness.js';
+import { browserMissing, CHROMIUM } from '../support/browser.js';
 
 const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
-const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+const noBrowser = browserMissing('the SDK browser bundle test');
 
 /** The first ```js block of the SDK's README: the example users copy. */
 function readmeExample(): string {
