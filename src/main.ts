@@ -7,6 +7,7 @@ import { type Config, loadConfig } from './config.js';
 import { logUnhandledRejections } from './last-resort.js';
 import { createLogger, type Logger } from './logger.js';
 import { startRacewire } from './runtime.js';
+import { openableUrl, startupBanner } from './startup-banner.js';
 import { checkDataDir, describeStartupFailure } from './startup-failure.js';
 
 async function main(): Promise<void> {
@@ -26,8 +27,13 @@ async function main(): Promise<void> {
     process.exit(failure.exitCode);
   }
   const log = logger!;
-  const shown = racewire.url.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost');
+  const shown = openableUrl(racewire.url);
   log.info(`board: ${shown}/  (WebSocket ${shown.replace(/^http/, 'ws')}/ws, API docs ${shown}/docs)`);
+  if (process.stdout.isTTY) {
+    process.stdout.write(
+      startupBanner({ url: racewire.url, upstream: racewire.upstream, speed: config!.SIMULATOR_SPEED }),
+    );
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {

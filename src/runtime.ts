@@ -17,7 +17,7 @@ import { redactValue } from './delivery/core/redact.js';
 import { registerSseEndpoint } from './delivery/sse/endpoint.js';
 import { registerWebhooks } from './delivery/webhooks/index.js';
 import { registerWebSocketGateway } from './delivery/ws/gateway.js';
-import { startUpstream } from './embedded/upstream.js';
+import { startUpstream, type UpstreamKind } from './embedded/upstream.js';
 import { buildApp } from './http/app.js';
 import { registerBoard } from './http/board.js';
 import { budgetReadiness, registerHealthRoutes, upstreamReadiness } from './http/health.js';
@@ -40,6 +40,8 @@ export interface Racewire {
   app: FastifyInstance;
   /** http://host:port when listening, else ''. */
   url: string;
+  /** What racewire polls: the racing API, a replayed recording or the embedded simulator. */
+  upstream: UpstreamKind;
   simulator?: Simulator;
   /** Race time: the race model and the scheduler (faster than real time beside the simulator). */
   clock: Clock;
@@ -246,6 +248,7 @@ export async function startRacewire(opts: {
   return {
     app,
     url,
+    upstream: upstream.kind,
     simulator,
     clock,
     wallClock,

@@ -11,12 +11,14 @@ import { startReplay } from '../replay/index.js';
 import { createSimulator, type Simulator } from '../simulator/index.js';
 import { type Checkpoints, keepCheckpoints, readCheckpoint } from './clock-checkpoint.js';
 
+export type UpstreamKind = 'racing API' | 'replay' | 'embedded simulator';
+
 export interface Upstream {
   /** Base URL including /affiliates/v1/racing. */
   baseUrl: string;
   /** The race clock. */
   clock: Clock & { speed?: number };
-  kind: 'racing API' | 'replay' | 'embedded simulator';
+  kind: UpstreamKind;
   simulator?: Simulator;
   /** Call once nothing more will be stored: keeps the clock's last instant, then stops the upstream. */
   close(): Promise<void>;
