@@ -63,13 +63,22 @@ describe('the packed SDK and ticker', () => {
 
   it('ships built JavaScript with declarations and no TypeScript to run', () => {
     const sdk = join(project, 'node_modules/@racewire/client');
-    const pkg = JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as { private?: boolean };
+    const pkg = JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as {
+      private?: boolean;
+      license?: string;
+      scripts?: Record<string, string>;
+    };
     expect(pkg.private).toBeUndefined();
+    expect(pkg.license).toBe('MIT');
+    // Built when packed (prepack), so installing it runs nothing and npm has no install script to warn about.
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(pkg.scripts?.[hook]).toBeUndefined();
     for (const file of [
       'index.js',
       'index.d.ts',
       'protocol.js',
       'protocol.d.ts',
+      'dividends.js',
       'racewire-client.browser.js',
     ]) {
       expect(existsSync(join(sdk, 'dist', file)), file).toBe(true);
@@ -78,9 +87,9 @@ describe('the packed SDK and ticker', () => {
   });
 
   it("runs the README's example with plain node: a live race document arrives", async () => {
-    const { raceId } = await pickOpenRace(e2e);
+    const { raceId, meetingId } = await pickOpenRace(e2e);
     writeFileSync(join(project, 'follow.mjs'), readmeExample());
-    const example = start(project, ['follow.mjs', raceId], {
+    const example = start(project, ['follow.mjs', raceId, meetingId], {
       RACEWIRE_URL: `${e2e.url.replace('http', 'ws')}/ws`,
     });
     children.push(example.child);
