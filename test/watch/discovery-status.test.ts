@@ -97,6 +97,14 @@ describe('discovery status', () => {
       DAYS.map((date) => [date, 'DISCOVERY_OFFSET_IGNORED', new Date(NOW).toISOString()]),
     );
     expect(alarms.map((a) => a.date)).toEqual(DAYS);
+    expect(await discoveryReadiness(() => status).check()).toEqual({
+      ok: true,
+      detail: { polling: true, failing: [], alarms: status.alarms },
+    });
+    expect(await discoveryReadiness(() => undefined).check()).toEqual({
+      ok: true,
+      detail: { polling: false },
+    });
     // The first page of each day (50 meetings) was applied.
     expect(new Set([...poller.races().values()].map((r) => r.meetingId)).size).toBe(150);
   });
