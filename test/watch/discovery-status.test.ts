@@ -34,6 +34,8 @@ afterEach(async () => {
 
 async function setup(fault: FaultKind, count: number, pageSize = 200) {
   const clock = createManualClock(NOW);
+  const logs: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => logs.push(JSON.parse(line)) });
   sim = await createSimulator({ seed: 3, clock, rateLimit: false });
   sim.faults.inject({ kind: fault, count, path: /\/meetings$/ });
   const client = createRacingClient({
@@ -48,13 +50,13 @@ async function setup(fault: FaultKind, count: number, pageSize = 200) {
     onEvent: async () => ({ kind: 'unchanged' }),
     onDiscoveryAlarm: (alarm) => alarms.push(alarm),
     clock,
-    logger: pino({ level: 'silent' }),
+    logger,
     subscribers: () => new Map(),
     discoveryIntervalMs: 6_000,
     discoveryPageSize: pageSize,
     strategy: discoveryOnly,
   });
-  return { clock, poller, alarms };
+  return { clock, poller, alarms, logs };
 }
 
 describe('discovery status', () => {
@@ -87,7 +89,7 @@ describe('discovery status', () => {
   });
 
   it('keeps what an ignored offset let it read, and shows the alarm without failing', async () => {
-    const { clock, poller, alarms } = await setup('offset_ignored', 1_000, 50);
+    const { clock, poller, alarms, logs } = await setup('offset_ignored', 1_000, 50);
     poller.start();
     await clock.advance(0);
     await poller.stop();
@@ -97,6 +99,9 @@ describe('discovery status', () => {
       DAYS.map((date) => [date, 'DISCOVERY_OFFSET_IGNORED', new Date(NOW).toISOString()]),
     );
     expect(alarms.map((a) => a.date)).toEqual(DAYS);
+    expect(logs.filter((l) => l.code === 'DISCOVERY_OFFSET_IGNORED')).toEqual(
+      alarms.map((a) => expect.objectContaining({ level: 40, date: a.date, msg: a.message })),
+    );
     expect(await discoveryReadiness(() => status).check()).toEqual({
       ok: true,
       detail: { polling: true, failing: [], alarms: status.alarms },
