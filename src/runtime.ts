@@ -20,7 +20,12 @@ import { registerWebSocketGateway } from './delivery/ws/gateway.js';
 import { startUpstream, type UpstreamKind } from './embedded/upstream.js';
 import { buildApp } from './http/app.js';
 import { registerBoard } from './http/board.js';
-import { budgetReadiness, registerHealthRoutes, upstreamReadiness } from './http/health.js';
+import {
+  budgetReadiness,
+  discoveryReadiness,
+  registerHealthRoutes,
+  upstreamReadiness,
+} from './http/health.js';
 import { bindMetricSources } from './http/metric-sources.js';
 import { countDroppedRows, createMetrics, registerMetricsRoute } from './http/metrics.js';
 import { opsSummary } from './http/ops-summary.js';
@@ -123,6 +128,9 @@ export async function startRacewire(opts: {
     logger: logger.child({ component: 'upstream' }),
     timeoutMs: config.RACING_API_TIMEOUT_MS,
     onResponse: (meta) => metrics.upstreamRequests.inc(upstreamLabels(meta.path, meta.status)),
+    onEchoOmitted: (members) => {
+      for (const member of members) metrics.echoOmitted.inc({ member });
+    },
     headers: upstreamHeaders,
   });
 
@@ -147,7 +155,9 @@ export async function startRacewire(opts: {
       countDroppedRows(metrics, outcome.droppedRows);
     },
     onDroppedRows: (rows) => countDroppedRows(metrics, rows),
+    onDiscoveryAlarm: (alarm) => metrics.discoveryAlarms.inc({ code: alarm.code }),
   });
+  const discovery = () => role.poller()?.discovery();
   const view = nodeRaceView(role.poller, backend.sharedView);
 
   const app = await buildApp({
@@ -191,9 +201,11 @@ export async function startRacewire(opts: {
     view,
     outboxDepth: async () => (await webhooks.stats()).pending,
     cluster,
+    discovery,
   });
   registerHealthRoutes(app, () => [
     upstreamReadiness(view, clock, config.DISCOVERY_INTERVAL_MS),
+    discoveryReadiness(discovery),
     budgetReadiness(limiter),
     ...backend.readiness(),
   ]);
@@ -210,6 +222,7 @@ export async function startRacewire(opts: {
     sse: () => ({ ...sse.stats(), subscribers: hub.subscriberCounts('sse') }),
     webhooks,
     cluster,
+    discovery,
   });
   const recent = createRecentEvents();
   bus.subscribe((entries) => recent.add(entries));

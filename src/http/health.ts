@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
+import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
 
 export interface ReadinessCheck {
@@ -82,6 +83,22 @@ export function upstreamReadiness(
       const at = view().lastDiscoveryAt();
       const fresh = at !== undefined && clock.now() - at < discoveryIntervalMs * 5 + 30_000;
       return { ok: fresh, detail: { lastDiscoveryAt: at === undefined ? null : new Date(at).toISOString() } };
+    },
+  };
+}
+
+/**
+ * Discovery lists every day of its window: failing while a day's last refresh failed, naming the day, the
+ * error's code and message (a listing that cannot be the asked day is one). A node that does not poll (a
+ * follower) has no discovery of its own: ready on this count.
+ */
+export function discoveryReadiness(status: () => DiscoveryStatus | undefined): ReadinessCheck {
+  return {
+    name: 'discovery',
+    check: () => {
+      const now = status();
+      if (!now) return { ok: true, detail: { polling: false } };
+      return { ok: now.ok, detail: { polling: true, failing: now.failing, alarms: now.alarms } };
     },
   };
 }

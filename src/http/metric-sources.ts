@@ -2,6 +2,7 @@
 
 import type { NodeStatus } from '../backend/ports.js';
 import type { Bus } from '../bus/bus.js';
+import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
 import type { Metrics } from './metrics.js';
 
@@ -12,6 +13,8 @@ export interface MetricComponents {
   outboxDepth: () => Promise<number>;
   /** Present when several nodes share the backend. */
   cluster?: () => NodeStatus;
+  /** This node's discovery while it polls. */
+  discovery: () => DiscoveryStatus | undefined;
 }
 
 /** Returns a function that stops counting bus entries. */
@@ -26,6 +29,7 @@ export function bindMetricSources(metrics: Metrics, c: MetricComponents): () => 
   };
   metrics.sources.outboxDepth = c.outboxDepth;
   if (c.cluster) metrics.sources.cluster = c.cluster;
+  metrics.sources.discoveryFailingDays = () => c.discovery()?.failing.length;
   return c.bus.subscribe((entries) => {
     for (const entry of entries) {
       if (entry.kind === 'event') metrics.events.inc({ type: entry.event.type });

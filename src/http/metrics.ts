@@ -12,6 +12,8 @@ export interface MetricSources {
   outboxDepth?: () => number | Promise<number>;
   /** STORE=redis: whether this node holds the poller lease, and whether Redis answers. */
   cluster?: () => { leader: boolean; redisUp: boolean };
+  /** Days of the discovery window whose last refresh failed (undefined while this node does not poll). */
+  discoveryFailingDays?: () => number | undefined;
 }
 
 /** `node` labels every series, so one Prometheus scrapes several nodes apart. */
@@ -52,6 +54,18 @@ export function createMetrics(node?: string) {
       name: 'racewire_dropped_rows_total',
       help: 'Rows dropped from upstream payloads by validation (the rest of the payload used), by collection and code',
       labelNames: ['collection', 'code'] as const,
+      registers: [registry],
+    }),
+    echoOmitted: new Counter({
+      name: 'racewire_upstream_echo_omitted_total',
+      help: 'Accepted /meetings responses whose params echo leaves out a member the description lists, by member',
+      labelNames: ['member'] as const,
+      registers: [registry],
+    }),
+    discoveryAlarms: new Counter({
+      name: 'racewire_discovery_alarms_total',
+      help: 'Days whose listing stopped early, keeping what it read (DISCOVERY_OFFSET_IGNORED), by code',
+      labelNames: ['code'] as const,
       registers: [registry],
     }),
     recordingDropped: new Counter({
@@ -102,6 +116,15 @@ export function createMetrics(node?: string) {
     registers: [registry],
     async collect() {
       this.set((await sources.outboxDepth?.()) ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'racewire_discovery_failing_days',
+    help: 'Days of the discovery window (yesterday, today, tomorrow) whose last /meetings refresh failed',
+    registers: [registry],
+    collect() {
+      const failing = sources.discoveryFailingDays?.();
+      if (failing !== undefined) this.set(failing);
     },
   });
   new Gauge({

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { WebhookService } from '../delivery/webhooks/index.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
 import { planBudget } from '../watch/budget-plan.js';
+import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import { type FreshnessSettings, pollPolicy } from '../watch/poll-policy.js';
 import type { RaceView } from '../watch/poller.js';
 import type { OpsSummary } from './race-routes.js';
@@ -30,6 +31,8 @@ export interface OpsSources {
   webhooks: Pick<WebhookService, 'stats'>;
   /** Present when several nodes share the backend. */
   cluster?: () => NodeStatus;
+  /** This node's discovery, while it polls (undefined on a follower). */
+  discovery?: () => DiscoveryStatus | undefined;
 }
 
 export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
@@ -78,6 +81,7 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
       ws: transport(sources.ws()),
       sse: transport(sources.sse()),
       webhooks: { pending: hooks.pending, failing: hooks.failing },
+      discovery: sources.discovery?.() ?? null,
       ...(sources.cluster ? { cluster: sources.cluster() } : {}),
     };
   };

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EventLog } from '../store/ports.js';
+import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
 import type { RaceWatch } from '../watch/race-watch.js';
 import { errorSchema } from './errors.js';
@@ -35,6 +36,8 @@ export interface OpsSummary {
   ws: { connections: number; subscribers: number; slowDisconnects: number };
   sse: { connections: number; subscribers: number; slowDisconnects: number };
   webhooks: { pending: number; failing: number };
+  /** This node's discovery while it polls, else null: failing days (code, message) and alarms. */
+  discovery: DiscoveryStatus | null;
   /** STORE=redis: this node, whether it holds the poller lease, and whether Redis answers. */
   cluster?: { node: string; leader: boolean; redisUp: boolean };
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { type ApiError, type ErrorShape, errorBody, rateLimitBody } from './api-errors.js';
 import { BETS_LIMIT, type EventOptions, eventData } from './event-payload.js';
 import type { ArmedFault, FaultQueue } from './faults.js';
-import { type Query, readMeetingsQuery, selectMeetings } from './meetings-query.js';
+import { faultedMeetingsRequest, type Query, readMeetingsQuery, selectMeetings } from './meetings-query.js';
 import { isoNano, meetingRecord, raceA } from './payloads.js';
 import type { RateDecision } from './rate-limit.js';
 import { toteTick } from './tote.js';
@@ -46,11 +46,13 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
   // Latest serialised `data` per (race, options, silk base), keyed by what it is a function of.
   const eventCache = new Map<string, { stamp: string; data: string }>();
 
-  const meetings = (q: Query): Outcome => {
+  const meetings = (q: Query, fault: ArmedFault | undefined): Outcome => {
     const now = clock.now();
     const title = 'Race Meetings';
-    const req = readMeetingsQuery(q, now, world.availableDays(now));
-    if (typeof req === 'string') return { title, error: { status: 400, code: 'bad_request', message: req } };
+    const asked = readMeetingsQuery(q, now, world.availableDays(now));
+    if (typeof asked === 'string')
+      return { title, error: { status: 400, code: 'bad_request', message: asked } };
+    const req = faultedMeetingsRequest(asked, fault?.kind);
     const listed = world.meetingsDated(req.from, req.to, now).filter((m) => world.listed(m, now));
     const page = selectMeetings(listed, req).slice(req.offset, req.offset + req.limit);
     const records = page.map((m) =>
@@ -139,7 +141,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
     send(reply, error.status, errorBody(shape, error, { title, url, now: clock.now() }));
 
   const handle =
-    (op: (req: FastifyRequest) => Outcome) =>
+    (op: (req: FastifyRequest, fault: ArmedFault | undefined) => Outcome) =>
     async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const path = req.url.split('?')[0] ?? req.url;
       const fault = deps.faults.take(path);
@@ -164,7 +166,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
       if (fault?.kind === 'server_error_nested') return sendError(reply, 'nested', failure, '', req.url);
       if (fault?.kind === 'server_error_official')
         return sendError(reply, 'official', failure, 'Internal Server Error', req.url);
-      const outcome = op(req);
+      const outcome = op(req, fault);
       if ('error' in outcome) return sendError(reply, 'official', outcome.error, outcome.title, req.url);
       const header = { title: outcome.title, generated_time: isoNano(clock.now()), url: req.url };
       let body = envelope(header, outcome.params, outcome.data);
@@ -185,7 +187,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
     deps.silkBaseUrl ?? `http://${HOST.test(req.headers.host ?? '') ? req.headers.host : 'localhost'}`;
   app.get(
     `${API_PREFIX}/meetings`,
-    handle((req) => meetings(q(req))),
+    handle((req, fault) => meetings(q(req), fault)),
   );
   app.get(
     `${API_PREFIX}/meetings/:id`,

@@ -10,7 +10,13 @@ export type FaultKind =
   | 'missing_members'
   | 'null_runners'
   | 'unknown_fields'
-  | 'not_found';
+  | 'not_found'
+  // /meetings echo cases (meetings-query.ts): what an upstream may answer that the real one does not today.
+  | 'echo_minimal'
+  | 'limit_clamped'
+  | 'offset_ignored'
+  | 'date_other_zone'
+  | 'wrong_day';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'rate_limit',
@@ -23,6 +29,11 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'null_runners',
   'unknown_fields',
   'not_found',
+  'echo_minimal',
+  'limit_clamped',
+  'offset_ignored',
+  'date_other_zone',
+  'wrong_day',
 ];
 
 export interface FaultSpec {

@@ -10,7 +10,8 @@
  */
 
 import { dayStart } from './calendar.js';
-import { DAY, dayOf, MINUTE } from './changes.js';
+import { DAY, dayOf, HOUR, MINUTE } from './changes.js';
+import type { FaultKind } from './faults.js';
 import type { MeetingStatic } from './model.js';
 
 const DEFAULT_LIMIT = 100;
@@ -124,6 +125,41 @@ export function readMeetingsQuery(
       meeting_numbers: null,
     },
   };
+}
+
+/** The limit a `limit_clamped` fault applies, whatever was asked. */
+export const CLAMPED_LIMIT = 30;
+
+/**
+ * A /meetings request as a faulty upstream answers it, for the echo faults (everything else unchanged):
+ * - `echo_minimal`: `params` holds only `enc`, `date_from` and `date_to`;
+ * - `limit_clamped`: at most CLAMPED_LIMIT meetings, and the echo says so;
+ * - `offset_ignored`: the first page again, echoing the offset asked;
+ * - `date_other_zone`: the dates echoed as New Zealand midnight in UTC (the day before, 11:00Z), the
+ *   meetings those asked;
+ * - `wrong_day`: the meetings of the next day, echoing the dates asked.
+ */
+export function faultedMeetingsRequest(req: MeetingsRequest, fault: FaultKind | undefined): MeetingsRequest {
+  const { params } = req;
+  switch (fault) {
+    case 'echo_minimal':
+      return { ...req, params: { enc: params.enc, date_from: params.date_from, date_to: params.date_to } };
+    case 'limit_clamped': {
+      const limit = Math.min(req.limit, CLAMPED_LIMIT);
+      return { ...req, limit, params: { ...params, limit } };
+    }
+    case 'offset_ignored':
+      return { ...req, offset: 0 };
+    case 'date_other_zone':
+      return {
+        ...req,
+        params: { ...params, date_from: iso(req.from - 13 * HOUR), date_to: iso(req.to - 13 * HOUR) },
+      };
+    case 'wrong_day':
+      return { ...req, from: req.from + DAY, to: req.to + DAY };
+    default:
+      return req;
+  }
 }
 
 /** The meetings a request selects, ordered by first start, before paging. */

@@ -14,7 +14,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterDelay } from './backoff.js';
 import { dataDigest } from './data-digest.js';
-import { meetingsEchoMismatches } from './echo.js';
+import { readMeetingsEcho } from './echo.js';
 import { ParamsMismatchError, RateLimitedError, UpstreamError } from './errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { attachMeta, parseRateLimitHeaders, type ResponseMeta, type WithMeta } from './response-meta.js';
@@ -56,6 +56,8 @@ export interface RacingClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Called with the metadata of every response that arrived (any status), for metrics. */
   onResponse?: (meta: ResponseMeta) => void;
+  /** Called for each accepted /meetings response whose echo leaves members out (echo.ts), for metrics. */
+  onEchoOmitted?: (members: string[]) => void;
 }
 
 export interface RequestOptions {
@@ -133,9 +135,21 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const headers = buildHeaders(opts.headers);
   const { limiter, logger } = opts;
+  // An echo leaving members out is accepted; each member is logged the first time (one client a process).
+  const loggedOmissions = new Set<string>();
+  const noteOmitted = (members: string[]) => {
+    opts.onEchoOmitted?.(members);
+    const fresh = members.filter((name) => !loggedOmissions.has(name));
+    if (fresh.length === 0) return;
+    for (const name of fresh) loggedOmissions.add(name);
+    logger?.info(
+      { path: '/meetings', omitted: fresh },
+      'the /meetings echo leaves these members out; accepted (each is logged once)',
+    );
+  };
 
   /**
-   * `check` refuses a valid body that answers another request (see echo.ts). `skip` sees a successful body
+   * `check` refuses a valid body that answers another request (a filter echoed as another value, echo.ts). `skip` sees a successful body
    * before it is parsed and may answer it instead (`UNPARSED`): it is then neither parsed nor validated.
    */
   async function call<S extends z.ZodType>(
@@ -219,8 +233,10 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
       };
       return parsed(
         call('/meetings', asked, meetingsResponseSchema, ro, (value, status) => {
-          const mismatches = meetingsEchoMismatches(asked, value.params);
-          return mismatches.length ? new ParamsMismatchError('/meetings', status, mismatches) : undefined;
+          const echo = readMeetingsEcho(asked, value.params);
+          if (echo.mismatches.length) return new ParamsMismatchError('/meetings', status, echo.mismatches);
+          if (echo.omitted.length) noteOmitted(echo.omitted);
+          return undefined;
         }),
       );
     },

@@ -47,6 +47,19 @@ export interface DayWindow {
   failures: number;
   /** When the last failure happened. */
   failedAt?: number;
+  /** Why the last refresh failed (cleared by a complete one). */
+  error?: { code: string; message: string };
+  /** What the last complete refresh raised an alarm about (it kept what it read). */
+  alarm?: { code: string; message: string };
+}
+
+/** Discovery's health as /readyz and /v1/ops show it: failing while any day's last refresh failed. */
+export interface DiscoveryStatus {
+  ok: boolean;
+  /** Days whose last refresh failed: the error's code and message, failures in a row, since when. */
+  failing: { date: string; code: string; message: string; failures: number; failedAt: string }[];
+  /** Days whose last complete refresh raised an alarm. */
+  alarms: { date: string; code: string; message: string; refreshedAt: string }[];
 }
 
 export interface Cadences {
@@ -99,4 +112,17 @@ export function currentWindows(known: ReadonlyMap<string, DayWindow>, now: numbe
   const out = new Map<string, DayWindow>();
   for (const date of windowDates(now)) out.set(date, known.get(date) ?? { date, raceIds: [], failures: 0 });
   return out;
+}
+
+export function discoveryStatus(windows: Iterable<DayWindow>): DiscoveryStatus {
+  const failing: DiscoveryStatus['failing'] = [];
+  const alarms: DiscoveryStatus['alarms'] = [];
+  const iso = (ms: number | undefined) => new Date(ms ?? 0).toISOString();
+  for (const w of windows) {
+    if (w.failures > 0 && w.error) {
+      failing.push({ date: w.date, ...w.error, failures: w.failures, failedAt: iso(w.failedAt) });
+    }
+    if (w.alarm) alarms.push({ date: w.date, ...w.alarm, refreshedAt: iso(w.refreshedAt) });
+  }
+  return { ok: failing.length === 0, failing, alarms };
 }

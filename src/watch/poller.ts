@@ -13,10 +13,17 @@ import {
   AHEAD_INTERVAL_MS,
   currentWindows,
   type DayWindow,
+  type DiscoveryStatus,
   dayCadence,
+  discoveryStatus,
   windowDueAt,
 } from './discovery-windows.js';
-import { DEFAULT_PAGE_SIZE, type MeetingsPageQuery, meetingPages } from './meetings-pager.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  type DiscoveryAlarm,
+  type MeetingsPageQuery,
+  meetingPages,
+} from './meetings-pager.js';
 import { pollPolicy } from './poll-policy.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
@@ -57,6 +64,8 @@ export interface PollerDeps {
   onMeetings?: (meetings: Meeting[]) => Promise<void>;
   /** Rows dropped from /meetings pages (each already logged with its path), for metrics. */
   onDroppedRows?: (rows: DroppedRow[]) => void;
+  /** A day's listing stopped early but kept what it read (already logged), for metrics. */
+  onDiscoveryAlarm?: (alarm: DiscoveryAlarm) => void;
   subscribers: () => ReadonlyMap<string, number>;
   /** Refresh interval of a day with live races (docs/upstream-client.md#discovery). */
   discoveryIntervalMs: number;
@@ -86,6 +95,8 @@ export interface RaceView {
 export interface Poller extends RaceView {
   start(): void;
   stop(): Promise<void>;
+  /** Whether each day of the window was listed, or why not (discovery-windows.ts). */
+  discovery(): DiscoveryStatus;
 }
 
 /**
@@ -147,6 +158,12 @@ export function createPoller(deps: PollerDeps): Poller {
   /** Lists every page of one day; a failure keeps what earlier pages showed and retries the day later. */
   async function refreshDay(date: string): Promise<void> {
     const raceIds = new Set<string>();
+    let alarm: DiscoveryAlarm | undefined;
+    const onAlarm = (raised: DiscoveryAlarm) => {
+      alarm = raised;
+      logger.warn({ date, code: raised.code }, raised.message);
+      deps.onDiscoveryAlarm?.(raised);
+    };
     const fetchPage = async (query: MeetingsPageQuery) => {
       const page = await deps.source.meetings(query, {
         priority: PRIORITY.discovery,
@@ -163,6 +180,7 @@ export function createPoller(deps: PollerDeps): Poller {
         fetchPage,
         date,
         deps.discoveryPageSize ?? DEFAULT_PAGE_SIZE,
+        onAlarm,
       )) {
         const result = applyMeetings(races, meetings, clock.now());
         races = result.races;
@@ -175,11 +193,23 @@ export function createPoller(deps: PollerDeps): Poller {
       discoveredAt = clock.now();
       const listed = { date, raceIds: [...raceIds], failures: 0 };
       const listedSettled = dayCadence({ ...listed, listedSettled: true }, races, discoveredAt) === 'settled';
-      setWindow(date, { ...listed, refreshedAt: discoveredAt, listedSettled, failedAt: undefined });
+      setWindow(date, {
+        ...listed,
+        refreshedAt: discoveredAt,
+        listedSettled,
+        failedAt: undefined,
+        error: undefined,
+        alarm: alarm && { code: alarm.code, message: alarm.message },
+      });
     } catch (err) {
       if (stopping.signal.aborted) return;
       const failures = (windows.get(date)?.failures ?? 0) + 1;
-      setWindow(date, { failures, failedAt: clock.now() });
+      const { code, message } = describe(err);
+      setWindow(date, {
+        failures,
+        failedAt: clock.now(),
+        error: { code: code ?? 'DISCOVERY_FAILED', message },
+      });
       logger.warn({ date, err: describe(err), failures }, 'discovery failed');
     }
   }
@@ -273,6 +303,7 @@ export function createPoller(deps: PollerDeps): Poller {
       return at === undefined ? undefined : clock.now() - at;
     },
     lastDiscoveryAt: () => discoveredAt,
+    discovery: () => discoveryStatus(windows.values()),
   };
 }
 

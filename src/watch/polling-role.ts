@@ -12,6 +12,7 @@ import type { EventOptions } from '../upstream/client.js';
 import type { DroppedRow } from '../upstream/schemas.js';
 import type { MarketThresholds } from './market-thresholds.js';
 import { createMeetingPipeline } from './meeting-pipeline.js';
+import type { DiscoveryAlarm } from './meetings-pager.js';
 import type { FreshnessSettings } from './poll-policy.js';
 import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
 import { createRacePipeline } from './race-pipeline.js';
@@ -38,6 +39,8 @@ export interface PollingRoleDeps {
   onOutcome?: (outcome: RaceOutcome) => void;
   /** Rows dropped from /meetings pages (metrics). */
   onDroppedRows?: (rows: DroppedRow[]) => void;
+  /** A day's listing stopped early with an alarm, keeping what it read (metrics). */
+  onDiscoveryAlarm?: (alarm: DiscoveryAlarm) => void;
 }
 
 export interface PollingRole {
@@ -83,6 +86,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       },
       onMeetings: (meetings) => meetingPipeline.process(meetings),
       onDroppedRows: deps.onDroppedRows,
+      onDiscoveryAlarm: deps.onDiscoveryAlarm,
       subscribers: deps.subscribers,
       discoveryIntervalMs: deps.discoveryIntervalMs,
       eventOptions: deps.eventOptions,

@@ -3,6 +3,7 @@ import { createManualClock } from '../../src/clock.js';
 import { opsSummary } from '../../src/http/ops-summary.js';
 import type { RateLimiterStats } from '../../src/upstream/rate-limiter.js';
 import { planBudget } from '../../src/watch/budget-plan.js';
+import type { DiscoveryStatus } from '../../src/watch/discovery-windows.js';
 import type { RaceWatch } from '../../src/watch/race-watch.js';
 import { watchedRace } from '../support/race-watch.js';
 
@@ -28,7 +29,7 @@ describe('the operations summary', () => {
     lastGoodAt: undefined,
   });
   const subscribers = new Map([['far-0', 2]]);
-  const summary = (limiter: Partial<RateLimiterStats>) =>
+  const summary = (limiter: Partial<RateLimiterStats>, discovery?: () => DiscoveryStatus | undefined) =>
     opsSummary({
       clock: Object.assign(createManualClock(NOW), { speed: 10 }),
       limiter: {
@@ -49,6 +50,7 @@ describe('the operations summary', () => {
       ws: () => ({ connections: 1, subscribers: new Map([['far-0', 2]]), slowDisconnects: 0 }),
       sse: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
       webhooks: { stats: async () => ({ pending: 0, failing: 0 }) as never },
+      discovery,
     })();
 
   it('says whether the budget is spent by design, where it goes, and what each race is planned to get', async () => {
@@ -79,5 +81,32 @@ describe('the operations summary', () => {
 
   it('reports a 429 pause, the one budget state that is a fault', async () => {
     expect((await summary({ pausedUntil: NOW + 30_000 })).budget.paused).toBe(true);
+  });
+
+  it('shows this node’s discovery: failing days with their code and message, and alarms; null when it does not poll', async () => {
+    const status: DiscoveryStatus = {
+      ok: false,
+      failing: [
+        {
+          date: '2026-11-25',
+          code: 'DISCOVERY_WRONG_DAY',
+          message:
+            '/meetings for 2026-11-25 at offset 0 answered with meeting m1 dated 2026-11-26T00:00:00Z: it cannot be that day',
+          failures: 2,
+          failedAt: '2026-11-25T07:59:50.000Z',
+        },
+      ],
+      alarms: [
+        {
+          date: '2026-11-26',
+          code: 'DISCOVERY_OFFSET_IGNORED',
+          message: 'paging stopped',
+          refreshedAt: '2026-11-25T07:59:00.000Z',
+        },
+      ],
+    };
+    expect((await summary({}, () => status)).discovery).toEqual(status);
+    expect((await summary({}, () => undefined)).discovery).toBeNull();
+    expect((await summary({})).discovery).toBeNull();
   });
 });

@@ -183,42 +183,63 @@ describe('racing client: the live API', () => {
     for (const name of sent) expect(liveNames.has(name), name).toBe(true);
   });
 
-  it('refuses a /meetings page whose echoed params answer another request, without retrying', async () => {
-    stub.respond((_req, reply) => reply.send(echoing({ limit: 100, offset: 0 })));
+  it('refuses a /meetings page whose echo names another country or category, without retrying', async () => {
+    stub.respond((_req, reply) => reply.send(echoing({ country: 'AUS', type: 'H' })));
     const err = await failure(
-      client().meetings({ dateFrom: '2025-07-17', dateTo: '2025-07-17', limit: 200, offset: 200 }),
+      client().meetings({ dateFrom: '2025-07-17', dateTo: '2025-07-17', country: 'NZ', category: 'T' }),
     );
     expect(err).toBeInstanceOf(ParamsMismatchError);
     expect(err).toMatchObject({
       code: 'UPSTREAM_PARAMS_MISMATCH',
       status: 200,
       mismatches: [
-        { name: 'limit', asked: 200, echoed: 100 },
-        { name: 'offset', asked: 200, echoed: 0 },
+        { name: 'country', asked: 'NZ', echoed: 'AUS' },
+        { name: 'category', asked: 'T', echoed: 'H' },
       ],
       message:
-        'upstream response on /meetings answers another request: limit asked 200, echoed 100; offset asked 200, echoed 0',
+        'upstream response on /meetings answers another request: country asked "NZ", echoed "AUS"; category asked "T", echoed "H"',
     });
     expect(stub.requests).toHaveLength(1);
+  });
 
+  it('accepts what the echo says of limit, offset and dates (the pager judges them), and an echo leaving members out', async () => {
+    // A clamped limit, another offset, a date of another zone: answered, not refused.
     stub.respond((_req, reply) =>
-      reply.send(echoing({ date_to: '2025-07-18T00:00:00Z', limit: 200, offset: 200 })),
+      reply.send(echoing({ date_to: '2025-07-16T12:00:00Z', limit: 100, offset: 0 })),
     );
-    const dates = await failure(
-      client().meetings({ dateFrom: '2025-07-17', dateTo: '2025-07-17', limit: 200, offset: 200 }),
-    );
-    expect((dates as ParamsMismatchError).mismatches).toEqual([
-      { name: 'date_to', asked: '2025-07-17', echoed: '2025-07-18T00:00:00Z' },
-    ]);
+    const clamped = await client().meetings({
+      dateFrom: '2025-07-17',
+      dateTo: '2025-07-17',
+      limit: 200,
+      offset: 200,
+    });
+    expect(clamped.params).toMatchObject({ limit: 100, offset: 0 });
 
+    const omitted: string[][] = [];
     stub.respond((_req, reply) => {
       const body = echoing({});
       delete (body as { params?: unknown }).params;
       return reply.send(body);
     });
-    const none = await failure(client().meetings({ dateFrom: '2025-07-17', dateTo: '2025-07-17' }));
-    expect((none as ParamsMismatchError).mismatches).toEqual([
-      { name: 'params', asked: 'an echo', echoed: undefined },
+    const none = await client({ onEchoOmitted: (members) => omitted.push(members) }).meetings({
+      dateFrom: '2025-07-17',
+      dateTo: '2025-07-17',
+      country: 'NZ',
+    });
+    expect(none.data.meetings).toHaveLength(2);
+    expect(omitted).toEqual([
+      [
+        'enc',
+        'date_from',
+        'date_to',
+        'type',
+        'country',
+        'ids',
+        'limit',
+        'offset',
+        'futures',
+        'meeting_numbers',
+      ],
     ]);
   });
 
