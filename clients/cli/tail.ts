@@ -57,7 +57,11 @@ function main(): void {
   });
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const folder = compact ? new OddsFolder() : undefined;
-  if (folder) setInterval(() => folder.flush().forEach((f) => print(formatFolded(f, colour))), 1000).unref();
+  if (folder) {
+    setInterval(() => {
+      for (const folded of folder.flush()) print(formatFolded(folded, colour));
+    }, 1000).unref();
+  }
   client.on('event', (event) => {
     if (wanted && !wanted.has(event.type)) return;
     for (const e of folder ? folder.push(event) : [event]) print(formatLine(e, colour));
