@@ -106,6 +106,11 @@ export const SETTINGS = {
     'info',
     'pino log level',
   ],
+  LOG_FORMAT: [
+    oneOf(['json', 'pretty']),
+    'json',
+    'json: one JSON object a line (for collectors); pretty: coloured human lines through pino-pretty, a development dependency (for a terminal)',
+  ],
   SIMULATOR_SEED: [int(0, 2 ** 31 - 1), '1', 'Seed of the embedded simulator (same seed, same day)'],
   SIMULATOR_SPEED: [
     spec(z.coerce.number().min(0.1).max(1000), 'a number from 0.1 to 1000'),

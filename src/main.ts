@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   let racewire: Awaited<ReturnType<typeof startRacewire>>;
   try {
     config = loadConfig();
-    logger = createLogger(config.LOG_LEVEL);
+    logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
     logUnhandledRejections(logger);
     if (config.STORE === 'sqlite') checkDataDir(config.DATA_DIR);
     racewire = await startRacewire({ config, logger });

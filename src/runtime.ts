@@ -67,7 +67,7 @@ export async function startRacewire(opts: {
   wallClock?: Clock;
 }): Promise<Racewire> {
   const { config } = opts;
-  const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
+  const logger = opts.logger ?? createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
   // The racing API, a replayed recording or the embedded simulator, and the race clock it runs on.
   const upstream = await startUpstream({ config, logger, clockFrom: opts.clockFrom });
   const { clock, simulator } = upstream;

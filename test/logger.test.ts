@@ -1,0 +1,40 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.js';
+
+function capture() {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  return { out, text: () => text };
+}
+
+describe('the process logger', () => {
+  it('writes one JSON object a line by default, secrets redacted', () => {
+    const sink = capture();
+    createLogger('info', 'json', sink.out).info(
+      { config: { ADMIN_TOKEN: 'hunter2hunter2hunter2' } },
+      'started',
+    );
+    const line = JSON.parse(sink.text().trim()) as { msg: string; config: { ADMIN_TOKEN: string } };
+    expect(line.msg).toBe('started');
+    expect(line.config.ADMIN_TOKEN).toBe('[redacted]');
+  });
+
+  it('writes human lines with LOG_FORMAT=pretty, secrets still redacted', () => {
+    const sink = capture();
+    const logger = createLogger('info', 'pretty', sink.out);
+    logger.warn(
+      { code: 'UPSTREAM_TIMEOUT', config: { ADMIN_TOKEN: 'hunter2hunter2hunter2' } },
+      'upstream slow',
+    );
+    const text = sink.text().replace(/\x1b\[[0-9;]*m/g, '');
+    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: upstream slow\n/);
+    expect(text).toContain('code: "UPSTREAM_TIMEOUT"');
+    expect(text).toContain('"ADMIN_TOKEN": "[redacted]"');
+    expect(text).not.toContain('hunter2');
+    expect(() => JSON.parse(text.split('\n')[0]!)).toThrow();
+  });
+});
