@@ -19,8 +19,10 @@ import {
   chownSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -201,6 +203,38 @@ const freePort = () =>
     });
   });
 
+/** Bytes under `path`, symlinks counted as links (the image holds them as such). */
+function bytesUnder(path: string): number {
+  const stat = lstatSync(path);
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0);
+}
+
+/** What the image's /app would hold: its size, each top-level entry and the largest packages. */
+function reportContents(final: Stage): void {
+  const app = inStage(final, '.');
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  const sized = (dir: string) =>
+    readdirSync(dir)
+      .map((name) => ({ name, bytes: bytesUnder(join(dir, name)) }))
+      .sort((a, b) => b.bytes - a.bytes);
+  const top = sized(app);
+  say(
+    `/app would ship ${mb(top.reduce((s, e) => s + e.bytes, 0))}: ${top.map((e) => `${e.name} ${mb(e.bytes)}`).join(', ')}`,
+  );
+  const packages = readdirSync(join(app, 'node_modules')).flatMap((name) =>
+    name.startsWith('@')
+      ? readdirSync(join(app, 'node_modules', name)).map((sub) => `${name}/${sub}`)
+      : [name],
+  );
+  const largest = packages
+    .map((name) => ({ name, bytes: bytesUnder(join(app, 'node_modules', name)) }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 8);
+  say(`largest packages: ${largest.map((e) => `${e.name} ${mb(e.bytes)}`).join(', ')}`);
+  if (existsSync(join(app, 'node_modules/better-sqlite3/deps'))) fail('better-sqlite3 ships its C sources');
+}
+
 async function start(final: Stage): Promise<void> {
   const app = inStage(final, '.');
   for (const forbidden of [
@@ -288,6 +322,7 @@ try {
   }
   say(`build context: ${files.length} files`);
   const final = replay(parseDockerfile(readFileSync(join(repo, 'Dockerfile'), 'utf8')), context);
+  reportContents(final);
   await start(final);
   say('ok');
 } catch (err) {
