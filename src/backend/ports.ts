@@ -28,6 +28,7 @@ export interface BackendOptions {
     | 'LEASE_TTL_MS'
     | 'LEASE_UNSAFE_TRUST_MS'
     | 'RACING_API_MAX_RPM'
+    | 'RACING_API_URL'
   >;
   /** Race time (the simulator may run it faster). */
   clock: Clock;

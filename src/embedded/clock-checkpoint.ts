@@ -4,15 +4,16 @@
  * time would rewind every race: Final back to Interim, results and scratchings seen again. The clock's
  * instant is therefore kept in DATA_DIR (`upstream-clock.json`), and a restart resumes from it.
  *
- * Cheap and durable: a few bytes written every second (to a temporary file, synced, then renamed, so a crash
- * leaves the old or the new file, never a torn one). While running, the instant written is `now + leadMs`, at
+ * Cheap and durable: a few bytes written every second (whole, by src/atomic-file.ts, so a crash leaves the
+ * old or the new file, never a torn one). While running, the instant written is `now + leadMs`, at
  * least as late as anything stored before the next write, so even after a crash the clock resumes at or
  * after every stored instant (a crash skips ahead a little, never back); a clean stop writes the exact
  * instant. The file names the upstream it belongs to (the simulator and its seed, or the recording), so a
  * DATA_DIR used with another upstream does not move this one's clock.
  */
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../atomic-file.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 
@@ -49,18 +50,8 @@ export async function readCheckpoint(
 }
 
 async function writeCheckpoint(dir: string, upstream: string, at: number): Promise<void> {
-  const file = join(dir, CHECKPOINT_FILE);
-  const temporary = `${file}.tmp`;
-  const handle = await open(temporary, 'w');
-  try {
-    await handle.writeFile(
-      JSON.stringify({ upstream, at: new Date(at).toISOString() } satisfies CheckpointBody),
-    );
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temporary, file);
+  const body: CheckpointBody = { upstream, at: new Date(at).toISOString() };
+  await writeFileAtomically(join(dir, CHECKPOINT_FILE), JSON.stringify(body));
 }
 
 export interface Checkpoints {

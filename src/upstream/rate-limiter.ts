@@ -44,6 +44,9 @@ export interface RateLimiterOptions {
   logger?: Logger;
 }
 
+/** The default burst: a twentieth of the budget (5 at 100 per minute, 2 at 40). */
+export const defaultBurst = (maxPerMinute: number): number => Math.ceil(maxPerMinute / 20);
+
 export type Admission = { admitted: true } | { admitted: false; retryInMs: number };
 
 /** A budget shared with other processes: admits one start now, or says when to ask again. */
@@ -110,7 +113,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const windowMs = opts.windowMs ?? 60_000;
   const maxConcurrent = opts.maxConcurrent ?? 8;
   const lowFraction = opts.lowBudgetFraction ?? 0.2;
-  const burst = opts.burst ?? Math.ceil(maxPerMinute / 20);
+  const burst = opts.burst ?? defaultBurst(maxPerMinute);
   const refillPerMs = maxPerMinute / windowMs;
   let tokens = burst;
   let tokensAt = clock.now();

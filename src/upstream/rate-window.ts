@@ -7,6 +7,11 @@ import type { Clock } from '../clock.js';
 import type { Admission, SharedWindow } from './rate-limiter.js';
 
 export const RATE_WINDOW_MS = 60_000;
+/**
+ * How long a start is held past 60 s by the windows that must cover more than one process's clock (several
+ * nodes in Redis, a node and its restart in DATA_DIR): see RedisRateWindowOptions.marginMs.
+ */
+export const WINDOW_MARGIN_MS = 2_000;
 
 export interface RateWindowStats {
   /** Starts within the last 60 s, across all nodes. */

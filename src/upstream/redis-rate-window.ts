@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import { redisCall } from '../store/redis/errors.js';
 import { defineScript } from '../store/redis/script.js';
 import type { Admission } from './rate-limiter.js';
-import { RATE_WINDOW_MS, type RateWindow, waitForSlot } from './rate-window.js';
+import { RATE_WINDOW_MS, type RateWindow, WINDOW_MARGIN_MS, waitForSlot } from './rate-window.js';
 
 export interface RedisRateWindowOptions {
   redis: Redis;
@@ -47,7 +47,7 @@ return {0, tonumber(oldest[2]) + window - now}
 
 export function createRedisRateWindow(opts: RedisRateWindowOptions): RedisRateWindow {
   const { redis, key, maxPerMinute, clock } = opts;
-  const holdMs = RATE_WINDOW_MS + (opts.marginMs ?? 2000);
+  const holdMs = RATE_WINDOW_MS + (opts.marginMs ?? WINDOW_MARGIN_MS);
   if (!Number.isSafeInteger(maxPerMinute) || maxPerMinute <= 0) {
     throw new RangeError(`maxPerMinute must be a positive integer, got ${maxPerMinute}`);
   }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
+import { createDurableRateWindow } from '../../src/upstream/durable-rate-window.js';
 import { createMemoryRateWindow } from '../../src/upstream/memory-rate-window.js';
 import { createRedisRateWindow } from '../../src/upstream/redis-rate-window.js';
 import { describeWithRedis } from '../support/redis.js';
@@ -9,6 +11,16 @@ import { rateWindowContract } from './rate-window.contract.js';
 
 rateWindowContract('memory', async (opts) => {
   const window = createMemoryRateWindow(opts);
+  return () => window;
+});
+
+// A single node's window kept across restarts, starting from a checkpoint whose last window is long past.
+rateWindowContract('durable (single node, kept across restarts)', async (opts) => {
+  const window = await createDurableRateWindow({
+    ...opts,
+    checkpoint: { read: async () => [], write: async () => {} },
+    logger: pino({ level: 'silent' }),
+  });
   return () => window;
 });
 
