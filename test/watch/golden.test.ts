@@ -9,7 +9,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import { describe, expect, it } from 'vitest';
-import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
+import {
+  type EventResponse,
+  eventResponseSchema,
+  meetingsResponseSchema,
+} from '../../src/upstream/schemas.js';
+import { detectMeetingChanges } from '../../src/watch/detect-meetings.js';
 import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
 import { MoneyMemory } from '../../src/watch/money-flow.js';
 import { type RaceDocument, type TrustState, trackRace } from '../../src/watch/track-race.js';
@@ -26,7 +31,19 @@ import {
   withEmergency,
   withExtraPools,
 } from './real-variants.js';
-import { openPayload, realPayload } from './support.js';
+import { change as edit, type Loose, openPayload, realPayload } from './support.js';
+
+const fixture = (path: string): Loose =>
+  JSON.parse(readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8'));
+
+/** The small event derived from the real one (test/fixtures/upstream): two runners, two results, two dividends. */
+const small = eventResponseSchema.parse(fixture('upstream/event-small.json'));
+const smallOpen = edit(small, (d) => {
+  d.race.status = 'Open';
+  d.race.actual_start = 0;
+  d.results = [];
+  d.dividends = [];
+});
 
 interface Step {
   name: string;
@@ -95,6 +112,10 @@ const SEQUENCES: Record<string, Step[]> = {
     ['protest dismissed', interim(true, DISMISSED)],
     ['final', protested(realPayload(), DISMISSED)],
   ]),
+  'event-small-open-final': every(60, [
+    ['open', smallOpen],
+    ['final', small],
+  ]),
   'extra-pools': every(60, [
     ['open, extra pools', withExtraPools(false)],
     ['final, extra dividends interleaved', withExtraPools(true)],
@@ -139,21 +160,45 @@ function replay(steps: Step[]) {
   });
 }
 
+/**
+ * The real meeting lists through the client schema and the meeting detector: the list with one meeting
+ * and one race held back, then the real list.
+ */
+const MEETING_SEQUENCES: Record<string, Loose> = {
+  'meetings-day': fixture('real/meetings-day.json'),
+  'meeting-detail': fixture('real/meeting-detail.json'),
+};
+
+function meetingEvents(real: Loose) {
+  const earlier = structuredClone(real);
+  const meetings: Loose[] = earlier.data.meetings;
+  if (meetings.length > 1) meetings.pop();
+  meetings[0].races.pop();
+  const parse = (payload: Loose) => meetingsResponseSchema.parse(JSON.parse(JSON.stringify(payload)));
+  const first = parse(earlier).data.meetings;
+  return [
+    { step: 'first look', events: detectMeetingChanges([], first) },
+    { step: 'the real list', events: detectMeetingChanges(first, parse(real).data.meetings) },
+  ];
+}
+
 const goldenPath = (name: string) => new URL(`../fixtures/golden/${name}.golden.json`, import.meta.url);
+
+function expectGolden(name: string, actual: unknown) {
+  const path = goldenPath(name);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(new URL('.', path), { recursive: true });
+    writeFileSync(path, `${JSON.stringify(actual, null, 2)}\n`);
+  }
+  expect(existsSync(path), `${path.pathname} is missing: run with UPDATE_GOLDEN=1 and review it`).toBe(true);
+  expect(actual).toEqual(JSON.parse(readFileSync(path, 'utf8')));
+}
 
 describe('golden: real payloads and their variants through the whole pipeline', () => {
   for (const [name, steps] of Object.entries(SEQUENCES)) {
-    it(`${name} gives exactly the events of its golden file`, () => {
-      const actual = replay(steps);
-      const path = goldenPath(name);
-      if (process.env.UPDATE_GOLDEN === '1') {
-        mkdirSync(new URL('.', path), { recursive: true });
-        writeFileSync(path, `${JSON.stringify(actual, null, 2)}\n`);
-      }
-      expect(existsSync(path), `${path.pathname} is missing: run with UPDATE_GOLDEN=1 and review it`).toBe(
-        true,
-      );
-      expect(actual).toEqual(JSON.parse(readFileSync(path, 'utf8')));
-    });
+    it(`${name} gives exactly the events of its golden file`, () => expectGolden(name, replay(steps)));
+  }
+  for (const [name, real] of Object.entries(MEETING_SEQUENCES)) {
+    it(`${name} gives exactly the events of its golden file`, () => expectGolden(name, meetingEvents(real)));
   }
 });
