@@ -78,7 +78,11 @@ export function detectResultChanges(
       to: b?.position ?? null,
     });
   }
-  if (changes.length > 0) {
+  // Rows gone from the end of the list while every other placing stands are a list cut to the placed
+  // runners (the real Final lists the top 4 of 8), not an amendment.
+  const lastKept = Math.max(...results.map((p) => p.position));
+  const cut = changes.every((c) => c.to === null && (c.from ?? 0) > lastKept);
+  if (changes.length > 0 && !cut) {
     changes.sort((x, y) => (x.to ?? 99) - (y.to ?? 99) || x.runnerNumber - y.runnerNumber);
     return [{ type: 'race.results', data: { race, kind: 'amended', results, changes } }];
   }

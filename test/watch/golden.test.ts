@@ -91,6 +91,11 @@ const SEQUENCES: Record<string, Step[]> = {
     ['open', openPayload()],
     ['final, top 4, no margins', partialFinal()],
   ]),
+  'interim-all-final-top-4': every(15, [
+    ['open', openPayload()],
+    ['interim, every runner placed', interim()],
+    ...thrice('final, top 4 only', partialFinal()),
+  ]),
   'dead-heat': every(60, [
     ['open', openPayload()],
     ['interim, dead heat for third', deadHeat('Interim')],
