@@ -28,47 +28,63 @@ const BET_MEMBERS = ['big_bets', 'live_bets'] as const;
 interface Bet {
   key: string;
   at: number;
+  legs: RawLeg[];
   record: Rec;
 }
 
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-/** The legs of a bet record, each placed against `race` and `fieldIds` (this race's runners' entrant ids). */
-function legsOf(bet: Rec, race: RaceContext, fieldIds: ReadonlySet<string>): BetLeg[] {
-  const out: BetLeg[] = [];
+type RawSelection = Omit<BetSelection, 'inField'>;
+type RawLeg = Omit<BetLeg, 'thisRace' | 'selections'> & { selections: RawSelection[] };
+
+const selectionOf = (position: number, e: Rec): RawSelection => ({
+  position,
+  runnerNumber: finite(e.entrant_number),
+  name: str(e.entrant_name) ?? '',
+  entrantId: entrantIdOf(e.entrant_id),
+});
+
+/** The legs of a bet record as it gives them, before they are placed against a race. */
+function rawLegsOf(bet: Rec): RawLeg[] {
+  const out: RawLeg[] = [];
   for (const leg of Array.isArray(bet.legs) ? bet.legs : []) {
     if (!isRecord(leg)) continue;
     const info = isRecord(leg.race) ? leg.race : {};
     const number = finite(info.race_number);
-    const raceNumber = number !== null && number > 0 ? number : null;
-    const meetingName = str(info.meeting_name) || null;
-    const thisRace =
-      raceNumber === race.raceNumber && (meetingName === null || sameName(meetingName, race.meetingName));
-    const pick = (position: number, e: Rec): BetSelection => {
-      const entrantId = entrantIdOf(e.entrant_id);
-      return {
-        position,
-        runnerNumber: finite(e.entrant_number),
-        name: str(e.entrant_name) ?? '',
-        entrantId,
-        inField: thisRace && entrantId !== null && fieldIds.has(entrantId),
-      };
-    };
-    const selections: BetSelection[] = [];
+    const selections: RawSelection[] = [];
     for (const sel of Array.isArray(leg.selections) ? leg.selections : []) {
       if (!isRecord(sel)) continue;
       const position = finite(sel.position) ?? selections.length + 1;
       for (const e of Array.isArray(sel.entrants) ? sel.entrants : []) {
-        if (isRecord(e)) selections.push(pick(position, e));
+        if (isRecord(e)) selections.push(selectionOf(position, e));
       }
     }
     // A single (Win, Place, Fixed Win) names its one entrant on the leg's race, with `selections` null.
     if (selections.length === 0 && (info.entrant_id !== undefined || info.entrant_number !== undefined)) {
-      selections.push(pick(1, info));
+      selections.push(selectionOf(1, info));
     }
-    out.push({ raceNumber, raceName: str(info.race_name) || null, meetingName, thisRace, selections });
+    out.push({
+      raceNumber: number !== null && number > 0 ? number : null,
+      raceName: str(info.race_name) || null,
+      meetingName: str(info.meeting_name) || null,
+      selections,
+    });
   }
   return out;
+}
+
+/** The legs placed against `race`: which is this race, which selection is one of its runners (`fieldIds`). */
+function legsOf(raw: RawLeg[], race: RaceContext, fieldIds: ReadonlySet<string>): BetLeg[] {
+  return raw.map((leg) => {
+    const thisRace =
+      leg.raceNumber === race.raceNumber &&
+      (leg.meetingName === null || sameName(leg.meetingName, race.meetingName));
+    const selections = leg.selections.map((s) => ({
+      ...s,
+      inField: thisRace && s.entrantId !== null && fieldIds.has(s.entrantId),
+    }));
+    return { ...leg, thisRace, selections };
+  });
 }
 
 /** Whether a bet with these legs is about this race: a leg is, or a leg's race is unknown. */
@@ -80,19 +96,12 @@ function betOf(v: unknown): Bet | undefined {
   const at = placedAt ? Date.parse(placedAt) : Number.NaN;
   const stake = finite(v.stake);
   if (!placedAt || !Number.isFinite(at) || stake === null) return undefined;
-  const legs = (Array.isArray(v.legs) ? v.legs : []).map((leg) => {
-    const info = isRecord(leg) && isRecord(leg.race) ? leg.race : {};
-    const sels = isRecord(leg) && Array.isArray(leg.selections) ? leg.selections : [];
-    const picks = sels.flatMap((s) =>
-      isRecord(s) && Array.isArray(s.entrants)
-        ? s.entrants.map(
-            (e) => `${s.position}:${isRecord(e) ? (entrantIdOf(e.entrant_id) ?? e.entrant_number) : ''}`,
-          )
-        : [],
-    );
-    return `${info.race_number ?? ''}/${picks.join(',') || (entrantIdOf(info.entrant_id) ?? info.entrant_number ?? '')}`;
-  });
-  return { key: `${placedAt}|${str(v.title) ?? ''}|${stake}|${legs.join(';')}`, at, record: v };
+  const legs = rawLegsOf(v);
+  const picks = legs.map(
+    (l) =>
+      `${l.raceNumber ?? 0}/${l.selections.map((s) => `${s.position}:${s.entrantId ?? s.runnerNumber}`).join(',')}`,
+  );
+  return { key: `${placedAt}|${str(v.title) ?? ''}|${stake}|${picks.join(';')}`, at, legs, record: v };
 }
 
 /** Every bet a document lists, by key; undefined when it lists none of the bet members (options off). */
@@ -128,7 +137,7 @@ export function detectBigBets(
     .sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : 1));
   const out: DetectedRaceEvent[] = [];
   for (const b of fresh) {
-    const legs = legsOf(b.record, race, fieldIds);
+    const legs = legsOf(b.legs, race, fieldIds);
     if (!onThisRace(legs)) continue;
     const odds = finite(b.record.place_odds);
     const data: BigBetData = {
