@@ -8,6 +8,7 @@ import { redactValue } from '../../src/delivery/core/redact.js';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
 import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
 import { bet, marketSteps, openPayload, withFlucs } from './market-support.js';
+import { openOutsideField } from './real-variants.js';
 import { change, type Loose, MEETING_ID, RACE_ID, runner } from './support.js';
 
 const race: RaceContext = {
@@ -166,6 +167,16 @@ describe('race.mover_changed', () => {
       {
         type: 'race.mover_changed',
         data: { race, from: R[4], to: R[1], entrant: inField(1), price: 5, openPrice: 8.5 },
+      },
+    ]);
+  });
+
+  it('names no runner as the previous mover when the previous one was outside the field', () => {
+    const [, events] = marketSteps([{ payload: openOutsideField() }, { payload: openPayload() }]);
+    expect(events).toEqual([
+      {
+        type: 'race.mover_changed',
+        data: { race, from: null, to: R[1], entrant: inField(1), price: 5, openPrice: 8.5 },
       },
     ]);
   });
