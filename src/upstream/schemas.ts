@@ -166,6 +166,59 @@ export const totePoolSchema = z.looseObject({
   status: z.string(),
 });
 
+/**
+ * An entrant id in a bet: the real API sends a uuid string, the official description types it as an array
+ * of integers (the uuid's 16 bytes, as the simulator sends it). Both are accepted; detect-context.ts
+ * `entrantIdOf` reads either.
+ */
+const betEntrantId = z
+  .union([z.string(), z.array(z.number().int())])
+  .nullable()
+  .optional();
+
+/**
+ * The race of a bet leg. On a multi-leg pool bet (a Pool Quadrella) upstream gives `race_number` 0 and
+ * `race_name` "": the leg's race is unknown, which is data, not an error.
+ */
+export const betLegRaceSchema = z.looseObject({
+  meeting_name: z.string().nullable().optional(),
+  race_name: z.string().nullable().optional(),
+  race_number: z.number().int().min(0).nullable().optional(),
+  product_type_name: z.string().nullable().optional(),
+  entrant_id: betEntrantId,
+  entrant_name: z.string().nullable().optional(),
+  entrant_number: z.number().int().nullable().optional(),
+});
+
+export const betSelectionSchema = z.looseObject({
+  position: z.number().int(),
+  entrants: z
+    .array(
+      z.looseObject({
+        entrant_id: betEntrantId,
+        entrant_name: z.string().nullable().optional(),
+        entrant_number: z.number().int().nullable().optional(),
+      }),
+    )
+    .nullable(),
+});
+
+/** A bet leg; `selections` is null on the real singles (the entrant is on the leg's race). */
+export const betLegSchema = z.looseObject({
+  race: betLegRaceSchema.nullable().optional(),
+  selections: z.array(betSelectionSchema).nullable().optional(),
+});
+
+/** A bet of `big_bets` / `live_bets`. Its `title` is any product name (`Fixed Win`, `Top 3`, `Multi`, ...). */
+export const betSchema = z.looseObject({
+  title: z.string(),
+  description: z.array(z.string()).nullable().optional(),
+  stake: z.number(),
+  legs: z.array(betLegSchema).nullable(),
+  place_time: z.string(),
+  place_odds: z.number().nullable().optional(),
+});
+
 export const raceBSchema = z
   .looseObject({
     event_id: z.string().min(1),
@@ -191,15 +244,24 @@ export const eventDataSchema = z.looseObject({
   tote_pools: z.array(totePoolSchema).nullable().optional(),
   favourite: z.unknown().optional(),
   mover: z.unknown().optional(),
+  big_bets: z.array(betSchema).nullable().optional(),
+  live_bets: z.array(betSchema).nullable().optional(),
+  // Not screened (it is no list): a malformed biggest bet is ignored by detect-bets.ts, never fatal.
+  biggest_bet: z.unknown().optional(),
   error: z.string().optional(),
 });
 
-/** Bad runner, result, dividend or tote pool rows are dropped one by one; the rest of the payload is used. */
+/**
+ * Bad runner, result, dividend, tote pool or bet rows are dropped one by one; the rest of the payload is
+ * used.
+ */
 export const eventResponseSchema = screenedEnvelope(eventDataSchema, [
   { path: ['data', 'runners'], schema: runnerBSchema },
   { path: ['data', 'results'], schema: resultBSchema },
   { path: ['data', 'dividends'], schema: dividendSchema },
   { path: ['data', 'tote_pools'], schema: totePoolSchema },
+  { path: ['data', 'big_bets'], schema: betSchema },
+  { path: ['data', 'live_bets'], schema: betSchema },
 ]);
 
 // ---- Types --------------------------------------------------------------------------------------

@@ -1,13 +1,25 @@
 /**
  * `market.big_bet`: a bet of at least the threshold that this payload lists for the first time, from the
  * `big_bets`, `live_bets` and `biggest_bet` members (with_big_bets, with_live_bets, with_biggest_bet).
- * Bets carry no id, so a bet is known by what it is: place time, product, stake and selections. Upstream
- * lists only the newest bets, so the previous payload's lists are the memory: a bet they held is not new,
- * nor is one older than the oldest bet they held (it may have scrolled out of a full list), nor anything
- * while the previous payload listed no bets at all (the options were off: everything would look new).
+ * Bets carry no id, so a bet is known by what it is: place time, product, stake and legs. Upstream lists
+ * only the newest bets, so the previous payload's lists are the memory: a bet they held is not new, nor is
+ * one older than the oldest bet they held (it may have scrolled out of a full list), nor anything while the
+ * previous payload listed no bets at all (the options were off: everything would look new).
+ *
+ * The real API lists bets of the whole meeting: a Multi with legs on other races, a Pool Quadrella whose
+ * one leg has race number 0. A bet is reported on this race when one of its legs is this race, or when a
+ * leg's race is unknown (upstream put it here, and nothing says it is elsewhere); a bet whose legs are all
+ * on other races is not. A selection names a runner only when its leg is this race and its entrant id is
+ * one of this race's runners: never by number, barrier or name, which belong to the leg's own race.
  */
-import type { BetSelection, BigBetData, DetectedRaceEvent, RaceContext } from '@racewire/client/protocol';
-import { finite, isRecord, type Rec, runnersOf, str } from './detect-context.js';
+import type {
+  BetLeg,
+  BetSelection,
+  BigBetData,
+  DetectedRaceEvent,
+  RaceContext,
+} from '@racewire/client/protocol';
+import { entrantIdOf, finite, isRecord, type Rec, runnersOf, str } from './detect-context.js';
 import type { MarketThresholds } from './market-thresholds.js';
 import type { RaceDocument } from './normalise.js';
 
@@ -16,31 +28,67 @@ const BET_MEMBERS = ['big_bets', 'live_bets'] as const;
 interface Bet {
   key: string;
   at: number;
-  placedAt: string;
+  legs: RawLeg[];
   record: Rec;
 }
 
-/** The bet's selections: its legs' selection entrants, else the leg race's single entrant. */
-function selectionsOf(bet: Rec): Omit<BetSelection, 'entrantId'>[] {
-  const out: Omit<BetSelection, 'entrantId'>[] = [];
+const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+type RawSelection = Omit<BetSelection, 'inField'>;
+type RawLeg = Omit<BetLeg, 'thisRace' | 'selections'> & { selections: RawSelection[] };
+
+const selectionOf = (position: number, e: Rec): RawSelection => ({
+  position,
+  runnerNumber: finite(e.entrant_number),
+  name: str(e.entrant_name) ?? '',
+  entrantId: entrantIdOf(e.entrant_id),
+});
+
+/** The legs of a bet record as it gives them, before they are placed against a race. */
+function rawLegsOf(bet: Rec): RawLeg[] {
+  const out: RawLeg[] = [];
   for (const leg of Array.isArray(bet.legs) ? bet.legs : []) {
     if (!isRecord(leg)) continue;
+    const info = isRecord(leg.race) ? leg.race : {};
+    const number = finite(info.race_number);
+    const selections: RawSelection[] = [];
     for (const sel of Array.isArray(leg.selections) ? leg.selections : []) {
       if (!isRecord(sel)) continue;
-      const position = finite(sel.position) ?? out.length + 1;
+      const position = finite(sel.position) ?? selections.length + 1;
       for (const e of Array.isArray(sel.entrants) ? sel.entrants : []) {
-        const runnerNumber = isRecord(e) ? finite(e.entrant_number) : null;
-        if (isRecord(e) && runnerNumber !== null)
-          out.push({ position, runnerNumber, name: str(e.entrant_name) ?? '' });
+        if (isRecord(e)) selections.push(selectionOf(position, e));
       }
     }
-    const race = isRecord(leg.race) ? leg.race : undefined;
-    const single = finite(race?.entrant_number);
-    if (out.length === 0 && single !== null)
-      out.push({ position: 1, runnerNumber: single, name: str(race?.entrant_name) ?? '' });
+    // A single (Win, Place, Fixed Win) names its one entrant on the leg's race, with `selections` null.
+    if (selections.length === 0 && (info.entrant_id !== undefined || info.entrant_number !== undefined)) {
+      selections.push(selectionOf(1, info));
+    }
+    out.push({
+      raceNumber: number !== null && number > 0 ? number : null,
+      raceName: str(info.race_name) || null,
+      meetingName: str(info.meeting_name) || null,
+      selections,
+    });
   }
   return out;
 }
+
+/** The legs placed against `race`: which is this race, which selection is one of its runners (`fieldIds`). */
+function legsOf(raw: RawLeg[], race: RaceContext, fieldIds: ReadonlySet<string>): BetLeg[] {
+  return raw.map((leg) => {
+    const thisRace =
+      leg.raceNumber === race.raceNumber &&
+      (leg.meetingName === null || sameName(leg.meetingName, race.meetingName));
+    const selections = leg.selections.map((s) => ({
+      ...s,
+      inField: thisRace && s.entrantId !== null && fieldIds.has(s.entrantId),
+    }));
+    return { ...leg, thisRace, selections };
+  });
+}
+
+/** Whether a bet with these legs is about this race: a leg is, or a leg's race is unknown. */
+const onThisRace = (legs: BetLeg[]) => legs.some((l) => l.thisRace || l.raceNumber === null);
 
 function betOf(v: unknown): Bet | undefined {
   if (!isRecord(v)) return undefined;
@@ -48,10 +96,12 @@ function betOf(v: unknown): Bet | undefined {
   const at = placedAt ? Date.parse(placedAt) : Number.NaN;
   const stake = finite(v.stake);
   if (!placedAt || !Number.isFinite(at) || stake === null) return undefined;
-  const picks = selectionsOf(v)
-    .map((s) => `${s.position}:${s.runnerNumber}`)
-    .join(',');
-  return { key: `${placedAt}|${str(v.title) ?? ''}|${stake}|${picks}`, at, placedAt, record: v };
+  const legs = rawLegsOf(v);
+  const picks = legs.map(
+    (l) =>
+      `${l.raceNumber ?? 0}/${l.selections.map((s) => `${s.position}:${s.entrantId ?? s.runnerNumber}`).join(',')}`,
+  );
+  return { key: `${placedAt}|${str(v.title) ?? ''}|${stake}|${picks.join(';')}`, at, legs, record: v };
 }
 
 /** Every bet a document lists, by key; undefined when it lists none of the bet members (options off). */
@@ -81,11 +131,14 @@ export function detectBigBets(
   const oldest =
     known.size > 0 ? Math.min(...[...known.values()].map((b) => b.at)) : Number.NEGATIVE_INFINITY;
   const biggest = betOf(next.biggest_bet)?.key;
-  const runners = [...runnersOf(next).values()];
+  const fieldIds = new Set([...runnersOf(next).values()].map((r) => r.entrant_id.toLowerCase()));
   const fresh = [...now.values()]
     .filter((b) => !known.has(b.key) && b.at >= oldest && (finite(b.record.stake) ?? 0) >= th.bigBetMinStake)
     .sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : 1));
-  return fresh.map((b) => {
+  const out: DetectedRaceEvent[] = [];
+  for (const b of fresh) {
+    const legs = legsOf(b.legs, race, fieldIds);
+    if (!onThisRace(legs)) continue;
     const odds = finite(b.record.place_odds);
     const data: BigBetData = {
       race,
@@ -93,12 +146,11 @@ export function detectBigBets(
       stake: finite(b.record.stake) as number,
       odds: odds !== null && odds > 0 ? odds : null,
       placedAt: new Date(b.at).toISOString(),
-      selections: selectionsOf(b.record).map((s) => ({
-        ...s,
-        entrantId: runners.find((r) => r.runner_number === s.runnerNumber)?.entrant_id ?? null,
-      })),
+      selections: legs.filter((l) => l.thisRace).flatMap((l) => l.selections),
+      legs,
       biggest: b.key === biggest,
     };
-    return { type: 'market.big_bet' as const, data };
-  });
+    out.push({ type: 'market.big_bet', data });
+  }
+  return out;
 }

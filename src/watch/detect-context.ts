@@ -26,6 +26,21 @@ export const isRecord = (v: unknown): v is Rec => v !== null && typeof v === 'ob
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 export const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * An entrant id as runners carry it (a lower-case uuid), from what a bet or market record holds: a uuid
+ * string (the real API) or the 16 bytes of one as an array of integers (the official description's type).
+ * Null for anything else: such an id can match no runner.
+ */
+export function entrantIdOf(v: unknown): string | null {
+  if (typeof v === 'string') return UUID.test(v) ? v.toLowerCase() : null;
+  if (!Array.isArray(v) || v.length !== 16) return null;
+  if (!v.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return null;
+  const hex = v.map((b: number) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** ISO 8601 for Unix seconds; null when not a usable time. */
 export const isoFromSeconds = (s: unknown): string | null => {
   const n = finite(s);

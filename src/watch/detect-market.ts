@@ -3,7 +3,7 @@
  * deductions after a scratching and tote pool milestones. Pure, like every detector: the only memory is the
  * caller's `MoneyMemory` (the money tracker has no times), and thresholds come from `market-thresholds.ts`.
  */
-import type { DetectedRaceEvent, RaceContext, RunnerRef } from '@racewire/client/protocol';
+import type { DetectedRaceEvent, MarketEntrant, RaceContext, RunnerRef } from '@racewire/client/protocol';
 import { detectBigBets } from './detect-bets.js';
 import { byRunnerNumber, finite, isRecord, runnerRef, runnersOf, str } from './detect-context.js';
 import { detectPriceMoves, flucsOf } from './detect-price-moves.js';
@@ -19,26 +19,45 @@ export interface MarketDetectOptions {
   observedAt?: number;
 }
 
-/** The runner upstream flags as the mover: the `mover` entrant, else the one runner flagged `mover`. */
-function moverOf(doc: RaceDocument): DocRunner | undefined {
-  const runners = runnersOf(doc);
-  const id = isRecord(doc.mover) ? str(doc.mover.entrant_id) : null;
-  const named = [...runners.values()].find((r) => r.entrant_id === id);
-  if (named) return named;
-  const flagged = [...runners.values()].filter((r) => r.mover === true);
-  return flagged.length === 1 ? flagged[0] : undefined;
+interface Mover {
+  entrant: MarketEntrant;
+  runner: DocRunner | undefined;
+}
+
+/**
+ * The entrant upstream names as the mover: the `mover` record's entrant (in the field or not: the real API
+ * names entrants of other markets there), else the one runner flagged `mover`.
+ */
+function moverOf(doc: RaceDocument): Mover | undefined {
+  const runners = [...runnersOf(doc).values()];
+  const record = isRecord(doc.mover) ? doc.mover : undefined;
+  const id = str(record?.entrant_id);
+  if (record && id) {
+    const runner = runners.find((r) => r.entrant_id === id);
+    return { entrant: { entrantId: id, name: str(record.name), inField: runner !== undefined }, runner };
+  }
+  const flagged = runners.filter((r) => r.mover === true);
+  const runner = flagged.length === 1 ? flagged[0]! : undefined;
+  return runner && { entrant: { entrantId: runner.entrant_id, name: runner.name, inField: true }, runner };
 }
 
 function detectMoverChange(prev: RaceDocument, next: RaceDocument, race: RaceContext): DetectedRaceEvent[] {
   const a = moverOf(prev);
   const b = moverOf(next);
-  if (!b || a?.entrant_id === b.entrant_id) return [];
-  const win = isRecord(b.odds) ? finite(b.odds.fixed_win) : null;
-  const from: RunnerRef | null = a ? runnerRef(a) : null;
+  if (!b || a?.entrant.entrantId === b.entrant.entrantId) return [];
+  const win = b.runner && isRecord(b.runner.odds) ? finite(b.runner.odds.fixed_win) : null;
+  const from: RunnerRef | null = a?.runner ? runnerRef(a.runner) : null;
   return [
     {
       type: 'race.mover_changed',
-      data: { race, from, to: runnerRef(b), price: win, openPrice: flucsOf(b)[0]?.price ?? null },
+      data: {
+        race,
+        from,
+        to: b.runner ? runnerRef(b.runner) : null,
+        entrant: b.entrant,
+        price: win,
+        openPrice: b.runner ? (flucsOf(b.runner)[0]?.price ?? null) : null,
+      },
     },
   ];
 }

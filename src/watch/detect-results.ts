@@ -1,6 +1,7 @@
 /**
  * Results and dividends. Results: first placings (interim or final), confirmation when the race goes Final
- * with the same placings, and amendments (a protest upheld) with what moved. Dividends: new or changed rows,
+ * with the same placings, and amendments (a protest upheld) with what moved. A list may hold only the
+ * placed runners (the real Final lists the top 4 of 8) and two rows may share a position (a dead heat). Dividends: new or changed rows,
  * Interim and Final rows in separate events (upstream keeps both, with different ids).
  */
 import type {
@@ -12,6 +13,17 @@ import type {
 } from '@racewire/client/protocol';
 import { finite, isRecord, type Rec, str } from './detect-context.js';
 import type { RaceDocument } from './normalise.js';
+
+/**
+ * A row's margin: the real API lists every placed row after the winner with `margin_length` 0 and no
+ * `positional_margin` when margins were not measured, which is no margin at all (a dead heat shares the
+ * position instead).
+ */
+function marginOf(row: Rec, position: number): number | null {
+  const margin = finite(row.margin_length);
+  const said = str(row.positional_margin);
+  return margin === 0 && position > 1 && !said ? null : margin;
+}
 
 function placingsOf(doc: RaceDocument): Map<string, Placing> {
   const out = new Map<string, Placing>();
@@ -26,9 +38,12 @@ function placingsOf(doc: RaceDocument): Map<string, Placing> {
       entrantId,
       runnerNumber: finite(row.runner_number) ?? 0,
       name: str(row.name) ?? '',
-      marginLength: finite(row.margin_length),
+      marginLength: marginOf(row, position),
     });
   }
+  const counts = new Map<number, number>();
+  for (const p of out.values()) counts.set(p.position, (counts.get(p.position) ?? 0) + 1);
+  for (const p of out.values()) if ((counts.get(p.position) ?? 0) > 1) p.deadHeat = true;
   return out;
 }
 
@@ -63,7 +78,11 @@ export function detectResultChanges(
       to: b?.position ?? null,
     });
   }
-  if (changes.length > 0) {
+  // Rows gone from the end of the list while every other placing stands are a list cut to the placed
+  // runners (the real Final lists the top 4 of 8), not an amendment.
+  const lastKept = Math.max(...results.map((p) => p.position));
+  const cut = changes.every((c) => c.to === null && (c.from ?? 0) > lastKept);
+  if (changes.length > 0 && !cut) {
     changes.sort((x, y) => (x.to ?? 99) - (y.to ?? 99) || x.runnerNumber - y.runnerNumber);
     return [{ type: 'race.results', data: { race, kind: 'amended', results, changes } }];
   }
@@ -102,6 +121,9 @@ const dividendChanged = (a: Rec, b: Rec) =>
   a.product_name !== b.product_name ||
   JSON.stringify(a.positions) !== JSON.stringify(b.positions);
 
+/** A dividend's pool and runners: what its Interim and Final rows share. */
+const poolKey = (row: Rec) => `${str(row.product_name) ?? ''}|${str(row.description) ?? ''}`;
+
 const STATUS_ORDER = ['Interim', 'Final'];
 const statusRank = (s: string) => {
   const i = STATUS_ORDER.indexOf(s);
@@ -116,11 +138,17 @@ export function detectDividendChanges(
   const before = isRecord(prev.dividends) ? (prev.dividends as Record<string, unknown>) : {};
   const after = isRecord(next.dividends) ? (next.dividends as Record<string, unknown>) : {};
   const byStatus = new Map<string, DividendRow[]>();
+  // Upstream keeps a pool's Interim row beside its Final one: an Interim row first seen beside its Final
+  // row (racewire missed the Interim payload) is already superseded, and is not news.
+  const finalRows = new Set(
+    Object.values(after).flatMap((row) => (isRecord(row) && row.status === 'Final' ? [poolKey(row)] : [])),
+  );
   for (const [key, row] of Object.entries(after)) {
     if (!isRecord(row) || finite(row.dividend) === null) continue;
     const old = before[key];
     const previous = isRecord(old) ? old : undefined;
     if (previous && !dividendChanged(previous, row)) continue;
+    if (!previous && row.status === 'Interim' && finalRows.has(poolKey(row))) continue;
     const item = dividendRow(row, previous ? 'changed' : 'new', previous);
     const rows = byStatus.get(item.status) ?? [];
     rows.push(item);

@@ -1,6 +1,7 @@
 /**
  * `market.money_flow`: a runner's share of the race's money (the sum of its money tracker `hold_percentage`
- * rows) moves by at least the threshold within the window. The money tracker carries no times, so the
+ * rows) moves by at least the threshold within the window; an entrant the tracker lists outside the field
+ * (the real API does) is reported as that entrant, with no runner. The money tracker carries no times, so the
  * shares seen before are remembered, per race, with the race-time instant each was observed: a
  * `MoneyMemory` the race pipeline keeps beside the race's document. It is bounded (samples older than the
  * window are dropped, at most MAX_SAMPLES per runner) and starts empty: after a restart or a hand-over the
@@ -49,17 +50,27 @@ export class MoneyMemory {
     }
     const windowMs = th.moneyWindowMinutes * 60_000;
     const runners = runnersOf(doc);
+    const inField = new Set([...runners.values()].map((r) => r.entrant_id));
+    // Runners in runner-number order, then the tracker's entrants outside the field (the real API lists
+    // entrants of other markets) by id: their money is reported as theirs, never as a runner's.
+    const entrants = [
+      ...byRunnerNumber(runners).map((key) => ({
+        id: runners.get(key)!.entrant_id,
+        runner: runners.get(key),
+      })),
+      ...[...shares.keys()]
+        .filter((id) => !inField.has(id))
+        .sort()
+        .map((id) => ({ id, runner: undefined })),
+    ];
     const out: DetectedRaceEvent[] = [];
-    for (const key of byRunnerNumber(runners)) {
-      const runner = runners.get(key)!;
-      const share = shares.get(runner.entrant_id);
-      if (share === undefined || runner.is_scratched === true) {
-        this.samples.delete(runner.entrant_id);
+    for (const { id, runner } of entrants) {
+      const share = shares.get(id);
+      if (share === undefined || runner?.is_scratched === true) {
+        this.samples.delete(id);
         continue;
       }
-      const kept = (this.samples.get(runner.entrant_id) ?? []).filter(
-        (s) => s.at >= at - windowMs && s.at <= at,
-      );
+      const kept = (this.samples.get(id) ?? []).filter((s) => s.at >= at - windowMs && s.at <= at);
       // The trend over the window: from the oldest share still in it, not the most extreme one, so a
       // noisy tick that comes straight back is not a flow.
       const base = kept[0];
@@ -69,7 +80,8 @@ export class MoneyMemory {
           type: 'market.money_flow',
           data: {
             race,
-            runner: runnerRef(runner),
+            runner: runner ? runnerRef(runner) : null,
+            entrant: { entrantId: id, name: runner?.name ?? null, inField: runner !== undefined },
             from: base.share,
             to: share,
             changePoints: change,
@@ -81,11 +93,11 @@ export class MoneyMemory {
             },
           },
         });
-        this.samples.set(runner.entrant_id, [{ at, share }]);
+        this.samples.set(id, [{ at, share }]);
         continue;
       }
       kept.push({ at, share });
-      this.samples.set(runner.entrant_id, kept.slice(-MAX_SAMPLES));
+      this.samples.set(id, kept.slice(-MAX_SAMPLES));
     }
     for (const id of this.samples.keys()) if (!shares.has(id)) this.samples.delete(id);
     return out;

@@ -8,6 +8,7 @@ import { redactValue } from '../../src/delivery/core/redact.js';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
 import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
 import { bet, marketSteps, openPayload, withFlucs } from './market-support.js';
+import { openOutsideField } from './real-variants.js';
 import { change, type Loose, MEETING_ID, RACE_ID, runner } from './support.js';
 
 const race: RaceContext = {
@@ -28,6 +29,8 @@ const R: Record<number, RunnerRef> = {
   7: { entrantId: '00e07f98-6cba-4018-be48-233a677f42e1', runnerNumber: 7, name: 'Ballinran', barrier: 5 },
   8: { entrantId: '8536e165-37a6-4ee0-94be-21544b10217c', runnerNumber: 8, name: 'Flor De Cana', barrier: 8 },
 };
+/** Runner `n` as a market record names it: in this race's field. */
+const inField = (n: number) => ({ entrantId: R[n]!.entrantId, name: R[n]!.name, inField: true });
 
 // Ballinran's real flucs: 41 at the open, 18, 11, 13 in the last half hour.
 const BALLINRAN: [string, number][] = [
@@ -161,7 +164,20 @@ describe('race.mover_changed', () => {
     });
     const [, events] = marketSteps([{ payload: before }, { payload: openPayload() }]);
     expect(events).toEqual([
-      { type: 'race.mover_changed', data: { race, from: R[4], to: R[1], price: 5, openPrice: 8.5 } },
+      {
+        type: 'race.mover_changed',
+        data: { race, from: R[4], to: R[1], entrant: inField(1), price: 5, openPrice: 8.5 },
+      },
+    ]);
+  });
+
+  it('names no runner as the previous mover when the previous one was outside the field', () => {
+    const [, events] = marketSteps([{ payload: openOutsideField() }, { payload: openPayload() }]);
+    expect(events).toEqual([
+      {
+        type: 'race.mover_changed',
+        data: { race, from: null, to: R[1], entrant: inField(1), price: 5, openPrice: 8.5 },
+      },
     ]);
   });
 
@@ -238,6 +254,21 @@ describe('pool.total', () => {
 });
 
 describe('market.big_bet', () => {
+  // A selection of this race's runner `n` at `position`, and this race's leg, as the events carry them.
+  const pick = (position: number, n: number) => ({
+    position,
+    runnerNumber: n,
+    name: R[n]!.name,
+    entrantId: R[n]!.entrantId,
+    inField: true,
+  });
+  const leg = (selections: ReturnType<typeof pick>[]) => ({
+    raceNumber: 1,
+    raceName: 'PRYDA HANDICAP 1700',
+    meetingName: 'Awapuni Synthetic',
+    thisRace: true,
+    selections,
+  });
   const withBets = (big: Loose[] | null, biggest: Loose | null = null) =>
     change(openPayload(), (d) => {
       d.big_bets = big;
@@ -264,7 +295,8 @@ describe('market.big_bet', () => {
             stake: 5000,
             odds: 4.2,
             placedAt: '2025-07-17T00:41:12.500Z',
-            selections: [{ position: 1, runnerNumber: 4, name: 'Ruji', entrantId: R[4]!.entrantId }],
+            selections: [pick(1, 4)],
+            legs: [leg([pick(1, 4)])],
             biggest: true,
           },
         },
@@ -278,11 +310,8 @@ describe('market.big_bet', () => {
             stake: 12000,
             odds: null,
             placedAt: '2025-07-17T00:44:00.000Z',
-            selections: [
-              { position: 1, runnerNumber: 1, name: 'Tickford', entrantId: R[1]!.entrantId },
-              { position: 2, runnerNumber: 7, name: 'Ballinran', entrantId: R[7]!.entrantId },
-              { position: 3, runnerNumber: 2, name: 'Frosbie', entrantId: R[2]!.entrantId },
-            ],
+            selections: [pick(1, 1), pick(2, 7), pick(3, 2)],
+            legs: [leg([pick(1, 1), pick(2, 7), pick(3, 2)])],
             biggest: true,
           },
         },
@@ -334,6 +363,7 @@ describe('market.money_flow', () => {
           data: {
             race,
             runner: R[4],
+            entrant: inField(4),
             from: 15,
             to: 10,
             changePoints: -5,
@@ -346,6 +376,7 @@ describe('market.money_flow', () => {
           data: {
             race,
             runner: R[7],
+            entrant: inField(7),
             from: 5,
             to: 10,
             changePoints: 5,

@@ -52,7 +52,7 @@ const R: Record<number, RunnerRef> = {
   8: { entrantId: '8536e165-37a6-4ee0-94be-21544b10217c', runnerNumber: 8, name: 'Flor De Cana', barrier: 8 },
 };
 
-const placing = (position: number, n: number, marginLength: number): Placing => ({
+const placing = (position: number, n: number, marginLength: number | null): Placing => ({
   position,
   entrantId: R[n]!.entrantId,
   runnerNumber: n,
@@ -263,7 +263,7 @@ describe('a scripted race day on the real payload', () => {
     });
     s = step(s.doc, p);
     all.push(...s.events);
-    const amended = [placing(1, 4, 0.4), placing(2, 2, 0), ...interimPlacings.slice(2)];
+    const amended = [placing(1, 4, 0.4), placing(2, 2, null), ...interimPlacings.slice(2)];
     expect(s.events).toEqual([
       { type: 'race.protest', data: { race: race('Interim'), status: 'resolved', reason: null } },
       {

@@ -202,7 +202,10 @@ describe('detectEvents on partial or odd payloads', () => {
       }),
     );
     expect(
-      detectEvents(prev, next).map((e) => [e.type, 'runner' in e.data ? e.data.runner.runnerNumber : 0]),
+      detectEvents(prev, next).map((e) => [
+        e.type,
+        'runner' in e.data ? (e.data.runner?.runnerNumber ?? 0) : 0,
+      ]),
     ).toEqual([
       ['runner.jockey_changed', 2],
       ['runner.removed', 6],

@@ -179,7 +179,13 @@ export interface Placing {
   entrantId: string;
   runnerNumber: number;
   name: string;
+  /**
+   * Lengths behind the winner as upstream gives them; null when not given, or when a placed row after the
+   * winner says 0 with no positional margin (the real API does that when margins were not measured).
+   */
   marginLength: number | null;
+  /** Present (true) when another runner shares this position: a dead heat. */
+  deadHeat?: true;
 }
 
 export interface PlacingChange {
@@ -281,10 +287,13 @@ export interface PriceMoveData {
 
 export interface MoverChangedData {
   race: RaceContext;
-  /** The runner upstream flagged as the market mover before (null: none was flagged). */
+  /** The runner upstream flagged as the market mover before (null: none, or not one of this race's runners). */
   from: RunnerRef | null;
-  to: RunnerRef;
-  /** The new mover's fixed win price and its opening fluc, when known. */
+  /** The new mover; null when upstream's mover is not one of this race's runners (see `entrant`). */
+  to: RunnerRef | null;
+  /** The entrant upstream names as the mover, and whether it is in this race's field. */
+  entrant: MarketEntrant;
+  /** The new mover's fixed win price and its opening fluc, when known (null outside the field). */
   price: number | null;
   openPrice: number | null;
 }
@@ -300,31 +309,63 @@ export interface DeductionData {
   previous: { win: number; place: number } | null;
 }
 
-/** One selection of a bet, as the bet record names it, with the runner's entrant id when it is in the field. */
+/**
+ * One selection of a bet leg, as the bet record names it. `runnerNumber` and `name` are the bet's own
+ * labels (data, never used to find a runner); `entrantId` is the entrant the bet names (upstream's uuid,
+ * or its 16-byte array form written as a uuid), null when it names none. `inField` says the selection is
+ * one of this race's runners: its leg is this race and its entrant id is one of the race's runners.
+ */
 export interface BetSelection {
   position: number;
-  runnerNumber: number;
+  runnerNumber: number | null;
   name: string;
   entrantId: string | null;
+  inField: boolean;
+}
+
+/** One leg of a bet: the race it is on as the bet names it, and its selections. */
+export interface BetLeg {
+  /** The leg's race number; null when upstream gives none (0 on a multi-leg pool bet). */
+  raceNumber: number | null;
+  raceName: string | null;
+  meetingName: string | null;
+  /** The leg is this race (same race number, and same meeting when the leg names one). */
+  thisRace: boolean;
+  selections: BetSelection[];
 }
 
 export interface BigBetData {
   race: RaceContext;
-  /** The bet's product as upstream titles it (`Win`, `Each Way`, `Trifecta`, ...). */
+  /** The bet's product as upstream titles it (`Fixed Win`, `Multi`, `Pool Quadrella`, ...). */
   product: string;
   /** Stake in dollars. */
   stake: number;
   /** The price taken when the bet was placed (0 or null for tote exotics). */
   odds: number | null;
   placedAt: string;
+  /** The selections of the bet's legs on this race (empty when no leg is known to be this race). */
   selections: BetSelection[];
+  /** Every leg of the bet, this race's and the other races', in upstream order. */
+  legs: BetLeg[];
   /** The bet is the race's biggest bet (upstream's `biggest_bet`). */
   biggest: boolean;
 }
 
+/**
+ * An entrant a market record (mover, money tracker) names. `inField` is false when it is not one of this
+ * race's runners (the real API names entrants of other markets): then no runner is named for it.
+ */
+export interface MarketEntrant {
+  entrantId: string;
+  name: string | null;
+  inField: boolean;
+}
+
 export interface MoneyFlowData {
   race: RaceContext;
-  runner: RunnerRef;
+  /** The runner the money is on; null when the money tracker's entrant is not one of this race's runners. */
+  runner: RunnerRef | null;
+  entrant: MarketEntrant;
   /** The runner's share of the race's money (sum of its money tracker `hold_percentage` rows), in percent. */
   from: number;
   to: number;
