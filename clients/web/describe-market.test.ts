@@ -55,6 +55,25 @@ describe('market event lines', () => {
       { what: 'market mover #1 Tickford 8.50 → 5.00', tone: 'up' },
     ],
     [
+      event('race.mover_changed', {
+        to: null,
+        entrant: { entrantId: 'x', name: 'Sky Lantern', inField: false },
+        price: 5,
+        openPrice: 8.5,
+      }),
+      { what: 'market mover Sky Lantern (outside the field) 8.50 → 5.00', tone: 'up' },
+    ],
+    [
+      event('market.money_flow', {
+        runner: null,
+        entrant: { entrantId: 'x', name: null, inField: false },
+        from: 5,
+        to: 10,
+        direction: 'for',
+      }),
+      { what: '↗ money for an entrant outside the field 5% → 10%', tone: 'up' },
+    ],
+    [
       event('runner.deduction', { runner: { runnerNumber: 8, name: 'Flor De Cana' }, win: 2, place: 6 }),
       { what: 'deductions after #8 Flor De Cana: win 2, place 6', tone: 'alert' },
     ],

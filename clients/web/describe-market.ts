@@ -22,6 +22,12 @@ const label = (runner: unknown) => {
   const name = str(r.name) ?? 'runner';
   return n === undefined ? name : `#${n} ${name}`;
 };
+/** A market record's runner, else the entrant it names outside this race's field (never mapped onto a runner). */
+const runnerOrEntrant = (runner: unknown, entrant: unknown) => {
+  if (runner) return label(runner);
+  const name = str(rec(entrant).name);
+  return name ? `${name} (outside the field)` : 'an entrant outside the field';
+};
 
 export function describeMarket(event: RaceEvent): { what: string; tone: Tone } | undefined {
   const d = rec(event.data);
@@ -47,12 +53,15 @@ export function describeMarket(event: RaceEvent): { what: string; tone: Tone } |
     case 'market.money_flow': {
       const up = d.direction === 'for';
       return {
-        what: `${up ? '↗ money for' : '↘ money against'} ${label(d.runner)} ${num(d.from) ?? '?'}% → ${num(d.to) ?? '?'}%`,
+        what: `${up ? '↗ money for' : '↘ money against'} ${runnerOrEntrant(d.runner, d.entrant)} ${num(d.from) ?? '?'}% → ${num(d.to) ?? '?'}%`,
         tone: up ? 'up' : 'down',
       };
     }
     case 'race.mover_changed':
-      return { what: `market mover ${label(d.to)} ${price(d.openPrice)} → ${price(d.price)}`, tone: 'up' };
+      return {
+        what: `market mover ${runnerOrEntrant(d.to, d.entrant)} ${price(d.openPrice)} → ${price(d.price)}`,
+        tone: 'up',
+      };
     case 'runner.deduction':
       return {
         what: `deductions after ${label(d.runner)}: win ${num(d.win) ?? '?'}, place ${num(d.place) ?? '?'}`,

@@ -77,6 +77,26 @@ describe('market chat messages', () => {
     ]);
   });
 
+  it('name an entrant outside the field as itself, never as one of the runners', () => {
+    const entrant = { entrantId: 'x', name: 'Sky Lantern', inField: false };
+    const lines = [
+      event('race.mover_changed', { from: ruji, to: null, entrant, price: 5, openPrice: 8.5 }),
+      event('market.money_flow', {
+        runner: null,
+        entrant,
+        from: 5,
+        to: 10,
+        changePoints: 5,
+        direction: 'for',
+        window: { minutes: 10 },
+      }),
+    ].map((e) => slack(e).filter((l) => !l.startsWith('Awapuni'))[0]);
+    expect(lines).toEqual([
+      'Market mover: Sky Lantern (outside the field)',
+      '↗ Money for Sky Lantern (outside the field): 5% → 10% of the money',
+    ]);
+  });
+
   it('show money flow, the mover, deductions and pool milestones', () => {
     const lines = [
       event('market.money_flow', {

@@ -27,6 +27,12 @@ const runnerOf = (v: unknown) => {
   return label || undefined;
 };
 
+/** A market record's runner, else the entrant it names outside this race's field (never mapped onto a runner). */
+const runnerOrEntrant = (runner: unknown, entrant: unknown): string => {
+  const name = text(rec(entrant).name);
+  return runnerOf(runner) ?? (name ? `${name} (outside the field)` : 'an entrant outside the field');
+};
+
 export interface ChatMessage {
   title: string;
   lines: string[];
@@ -67,7 +73,7 @@ export function marketMessage(event: RaceEvent, race: string): ChatMessage | und
       const up = d.direction === 'for';
       const change = num(d.changePoints);
       return {
-        title: `${up ? '↗ Money for' : '↘ Money against'} ${runner}: ${num(d.from) ?? '?'}% → ${num(d.to) ?? '?'}% of the money`,
+        title: `${up ? '↗ Money for' : '↘ Money against'} ${runnerOrEntrant(d.runner, d.entrant)}: ${num(d.from) ?? '?'}% → ${num(d.to) ?? '?'}% of the money`,
         lines: [
           race,
           `${change !== undefined && change > 0 ? '+' : ''}${change ?? '?'} points in ${num(rec(d.window).minutes) ?? '?'} min`,
@@ -77,7 +83,7 @@ export function marketMessage(event: RaceEvent, race: string): ChatMessage | und
     }
     case 'race.mover_changed':
       return {
-        title: `Market mover: ${runnerOf(d.to) ?? 'a runner'}`,
+        title: `Market mover: ${runnerOrEntrant(d.to, d.entrant)}`,
         lines: [
           race,
           `${price(d.openPrice)} → ${price(d.price)}${d.from ? ` (was ${runnerOf(d.from)})` : ''}`,
