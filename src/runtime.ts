@@ -19,6 +19,7 @@ import { registerWebhooks } from './delivery/webhooks/index.js';
 import { registerWebSocketGateway } from './delivery/ws/gateway.js';
 import { startUpstream } from './embedded/upstream.js';
 import { buildApp } from './http/app.js';
+import { createAuthFailures } from './http/auth-failures.js';
 import { registerBoard } from './http/board.js';
 import { budgetReadiness, registerHealthRoutes, upstreamReadiness } from './http/health.js';
 import { bindMetricSources } from './http/metric-sources.js';
@@ -154,7 +155,16 @@ export async function startRacewire(opts: {
     rateLimits: { restPerMinute: config.RATE_LIMIT_REST, adminPerMinute: config.RATE_LIMIT_ADMIN },
   });
   const catalog = createRaceCatalog(view);
-  const auth = { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) };
+  // One count of failed credentials per address, admin tokens and API keys together, on the wall clock.
+  const authFailures = createAuthFailures(
+    { maxFailures: config.AUTH_MAX_FAILURES, windowMs: config.AUTH_FAILURE_WINDOW_MS },
+    wallClock,
+  );
+  const auth = {
+    allowAnonymous: config.ALLOW_ANONYMOUS,
+    keys: parseApiKeys(config.API_KEYS),
+    failures: authFailures,
+  };
   // Subscribers' limits, heartbeats and timeouts run on the wall clock, whatever the race clock's speed.
   const hub = new DeliveryHub({
     log,
@@ -174,7 +184,11 @@ export async function startRacewire(opts: {
     bus,
     clock: wallClock,
     logger: logger.child({ component: 'webhooks' }),
-    config: { adminToken: config.ADMIN_TOKEN, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE },
+    config: {
+      adminToken: config.ADMIN_TOKEN,
+      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE,
+      authFailures,
+    },
     onAttempt: (outcome, latencyMs) => {
       metrics.webhookDeliveries.inc({ outcome });
       metrics.webhookLatency.observe(latencyMs / 1000);
