@@ -203,16 +203,22 @@ export async function startRacewire(opts: {
     view,
     outboxDepth: async () => (await webhooks.stats()).pending,
     cluster,
+    wall: wallClock,
   });
-  registerHealthRoutes(app, () => [
-    upstreamReadiness(view, clock, config.DISCOVERY_INTERVAL_MS),
-    budgetReadiness(limiter),
-    ...backend.readiness(),
-  ]);
+  registerHealthRoutes(
+    app,
+    () => [
+      upstreamReadiness(view, clock, config.DISCOVERY_INTERVAL_MS),
+      budgetReadiness(limiter),
+      ...backend.readiness(),
+    ],
+    wallClock,
+  );
   registerDeliveryMetrics(metrics.registry, hub);
   registerMetricsRoute(app, metrics);
   const ops = opsSummary({
     clock,
+    wall: wallClock,
     limiter,
     view,
     subscribers: backend.subscribers,

@@ -34,7 +34,8 @@ export interface OpsSummary {
   races: { watched: number; settled: number };
   ws: { connections: number; subscribers: number; slowDisconnects: number };
   sse: { connections: number; subscribers: number; slowDisconnects: number };
-  webhooks: { pending: number; failing: number };
+  /** `stale`: the store did not answer in time (Redis away); the figures are the last read. */
+  webhooks: { pending: number; failing: number; stale?: true };
   /** STORE=redis: this node, whether it holds the poller lease, and whether Redis answers. */
   cluster?: { node: string; leader: boolean; redisUp: boolean };
 }

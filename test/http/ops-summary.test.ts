@@ -31,6 +31,7 @@ describe('the operations summary', () => {
   const summary = (limiter: Partial<RateLimiterStats>) =>
     opsSummary({
       clock: Object.assign(createManualClock(NOW), { speed: 10 }),
+      wall: createManualClock(NOW),
       limiter: {
         stats: () => ({
           maxPerMinute: 100,
@@ -79,5 +80,36 @@ describe('the operations summary', () => {
 
   it('reports a 429 pause, the one budget state that is a fault', async () => {
     expect((await summary({ pausedUntil: NOW + 30_000 })).budget.paused).toBe(true);
+  });
+
+  it('answers the last webhook figures, marked stale with Redis down, when the store does not answer in time', async () => {
+    const wall = createManualClock(NOW);
+    let stats = async () => ({ pending: 7, failing: 1 });
+    const ops = opsSummary({
+      clock: createManualClock(NOW),
+      wall,
+      limiter: { stats: () => ({ maxPerMinute: 100, used: 0, left: 100, queued: 0 }) as never },
+      view: () => ({ races: () => races, staleness: () => 5_000, lastDiscoveryAt: () => NOW }),
+      subscribers: () => subscribers,
+      discoveryIntervalMs: 6_000,
+      ws: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
+      sse: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
+      webhooks: { stats: () => stats() as never },
+      cluster: () => ({ node: 'n1', leader: true, redisUp: true }),
+    });
+    const fresh = await ops();
+    expect([fresh.webhooks, fresh.cluster]).toEqual([
+      { pending: 7, failing: 1 },
+      { node: 'n1', leader: true, redisUp: true },
+    ]);
+
+    stats = () => new Promise(() => {}); // Redis paused: the command never answers
+    const answer = ops();
+    await wall.advance(300);
+    const stale = await answer;
+    expect([stale.webhooks, stale.cluster]).toEqual([
+      { pending: 7, failing: 1, stale: true },
+      { node: 'n1', leader: true, redisUp: false },
+    ]);
   });
 });
