@@ -119,6 +119,7 @@ export async function startRacewire(opts: {
     fetch: recording?.fetch,
     limiter,
     clock,
+    wallClock,
     logger: logger.child({ component: 'upstream' }),
     timeoutMs: config.RACING_API_TIMEOUT_MS,
     onResponse: (meta) => metrics.upstreamRequests.inc(upstreamLabels(meta.path, meta.status)),
