@@ -79,7 +79,12 @@ export function authenticate(
   return { ok: true, principal: { name: found.name, scope: found.scope, anonymous: false } };
 }
 
-/** A token bucket on the injected (wall) clock: `rate` tokens per second, holding at most `burst`. */
+/**
+ * A token bucket on the injected (wall) clock: `rate` tokens per second, holding at most `burst`. A cost
+ * larger than the burst (an SSE request for up to 200 channels at one token each, against a burst of 40)
+ * is taken from a full bucket and leaves it in debt, repaid at `rate` before the next take succeeds: the key
+ * pays what as many WebSocket messages would cost, and the request can still succeed.
+ */
 export class TokenBucket {
   private tokens: number;
   private last: number;
@@ -93,12 +98,12 @@ export class TokenBucket {
     this.last = now();
   }
 
-  /** Takes `n` tokens, or none when fewer are left. */
+  /** Takes `n` tokens, or none when fewer than `min(n, burst)` are left. */
   take(n = 1): boolean {
     const t = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.rate);
     this.last = t;
-    if (this.tokens < n) return false;
+    if (this.tokens < Math.min(n, this.burst)) return false;
     this.tokens -= n;
     return true;
   }
