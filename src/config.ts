@@ -170,6 +170,16 @@ export const SETTINGS = {
     '60',
     'Admin API (/v1/webhooks) requests per minute per client address',
   ],
+  AUTH_MAX_FAILURES: [
+    int(1, 1_000_000),
+    '10',
+    'Failed admin tokens and API keys per client address in AUTH_FAILURE_WINDOW_MS; further attempts get 429 until the window ends',
+  ],
+  AUTH_FAILURE_WINDOW_MS: [
+    int(1000, 86_400_000),
+    '600000',
+    "Window of AUTH_MAX_FAILURES, from an address's first failure",
+  ],
   MARKET_DATA: [
     oneOf(['hot', 'always', 'off']),
     'hot',

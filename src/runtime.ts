@@ -19,6 +19,7 @@ import { registerWebhooks } from './delivery/webhooks/index.js';
 import { registerWebSocketGateway } from './delivery/ws/gateway.js';
 import { startUpstream, type UpstreamKind } from './embedded/upstream.js';
 import { buildApp } from './http/app.js';
+import { createAuthFailures } from './http/auth-failures.js';
 import { registerBoard } from './http/board.js';
 import {
   budgetReadiness,
@@ -125,6 +126,7 @@ export async function startRacewire(opts: {
     fetch: recording?.fetch,
     limiter,
     clock,
+    wallClock,
     logger: logger.child({ component: 'upstream' }),
     timeoutMs: config.RACING_API_TIMEOUT_MS,
     onResponse: (meta) => metrics.upstreamRequests.inc(upstreamLabels(meta.path, meta.status)),
@@ -166,7 +168,16 @@ export async function startRacewire(opts: {
     rateLimits: { restPerMinute: config.RATE_LIMIT_REST, adminPerMinute: config.RATE_LIMIT_ADMIN },
   });
   const catalog = createRaceCatalog(view);
-  const auth = { allowAnonymous: config.ALLOW_ANONYMOUS, keys: parseApiKeys(config.API_KEYS) };
+  // One count of failed credentials per address, admin tokens and API keys together, on the wall clock.
+  const authFailures = createAuthFailures(
+    { maxFailures: config.AUTH_MAX_FAILURES, windowMs: config.AUTH_FAILURE_WINDOW_MS },
+    wallClock,
+  );
+  const auth = {
+    allowAnonymous: config.ALLOW_ANONYMOUS,
+    keys: parseApiKeys(config.API_KEYS),
+    failures: authFailures,
+  };
   // Subscribers' limits, heartbeats and timeouts run on the wall clock, whatever the race clock's speed.
   const hub = new DeliveryHub({
     log,
@@ -186,7 +197,11 @@ export async function startRacewire(opts: {
     bus,
     clock: wallClock,
     logger: logger.child({ component: 'webhooks' }),
-    config: { adminToken: config.ADMIN_TOKEN, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE },
+    config: {
+      adminToken: config.ADMIN_TOKEN,
+      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE,
+      authFailures,
+    },
     onAttempt: (outcome, latencyMs) => {
       metrics.webhookDeliveries.inc({ outcome });
       metrics.webhookLatency.observe(latencyMs / 1000);
@@ -202,17 +217,23 @@ export async function startRacewire(opts: {
     outboxDepth: async () => (await webhooks.stats()).pending,
     cluster,
     discovery,
+    wall: wallClock,
   });
-  registerHealthRoutes(app, () => [
-    upstreamReadiness(view, clock, config.DISCOVERY_INTERVAL_MS),
-    discoveryReadiness(discovery),
-    budgetReadiness(limiter),
-    ...backend.readiness(),
-  ]);
+  registerHealthRoutes(
+    app,
+    () => [
+      upstreamReadiness(view, clock, config.DISCOVERY_INTERVAL_MS),
+      discoveryReadiness(discovery),
+      budgetReadiness(limiter),
+      ...backend.readiness(),
+    ],
+    wallClock,
+  );
   registerDeliveryMetrics(metrics.registry, hub);
   registerMetricsRoute(app, metrics);
   const ops = opsSummary({
     clock,
+    wall: wallClock,
     limiter,
     view,
     subscribers: backend.subscribers,

@@ -14,7 +14,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../atomic-file.js';
-import type { Clock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
+import { throttledLog } from '../log-throttle.js';
 import type { Logger } from '../logger.js';
 
 export const CHECKPOINT_FILE = 'upstream-clock.json';
@@ -67,13 +68,20 @@ export function keepCheckpoints(opts: {
   leadMs: number;
   logger: Logger;
   intervalMs?: number;
+  /** Paces the log of failed writes. @default systemClock */
+  wall?: Clock;
 }): Checkpoints {
   const { dir, upstream, clock, logger } = opts;
+  // Every second on a full disk: one line a minute, with a count.
+  const notWritten = throttledLog({
+    logger,
+    level: 'warn',
+    message: 'upstream clock checkpoint not written',
+    wall: opts.wall ?? systemClock,
+  });
   let writing: Promise<void> = Promise.resolve();
   const write = (at: number) => {
-    writing = writing
-      .then(() => writeCheckpoint(dir, upstream, at))
-      .catch((err) => logger.warn({ err }, 'upstream clock checkpoint not written'));
+    writing = writing.then(() => writeCheckpoint(dir, upstream, at)).catch(notWritten);
     return writing;
   };
   void write(clock.now() + opts.leadMs);

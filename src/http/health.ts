@@ -1,12 +1,14 @@
 /**
- * Liveness and readiness. `/healthz` says the process answers; `/readyz` runs each readiness check (upstream
- * reachable, store writable, not over budget, ...) and answers 503 naming the ones that fail.
+ * Liveness and readiness. `/healthz` says the process answers; `/readyz` answers the readiness checks
+ * (upstream reachable, store writable, not over budget, ...) as they last ran in the background
+ * (readiness-state.ts), 503 naming the ones that fail.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
+import { trackReadiness } from './readiness-state.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -19,7 +21,14 @@ const checkResult = {
   required: ['ok'],
 } as const;
 
-export function registerHealthRoutes(app: FastifyInstance, checks: () => ReadinessCheck[]): void {
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  checks: () => ReadinessCheck[],
+  wall: Clock,
+): void {
+  const readiness = trackReadiness({ checks, wall });
+  app.addHook('onClose', () => readiness.stop());
+
   app.get(
     '/healthz',
     {
@@ -57,15 +66,7 @@ export function registerHealthRoutes(app: FastifyInstance, checks: () => Readine
       },
     },
     async (_req, reply) => {
-      const results: Record<string, { ok: boolean; detail?: unknown }> = {};
-      for (const { name, check } of checks()) {
-        try {
-          results[name] = await check();
-        } catch (err) {
-          results[name] = { ok: false, detail: err instanceof Error ? err.message : String(err) };
-        }
-      }
-      const ok = Object.values(results).every((r) => r.ok);
+      const { ok, checks: results } = await readiness.current();
       return reply.code(ok ? 200 : 503).send({ ok, checks: results });
     },
   );

@@ -3,7 +3,9 @@
 import type { NodeStatus } from '../backend/ports.js';
 import type { Bus } from '../bus/bus.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
+import type { Clock } from '../clock.js';
 import type { RaceView } from '../watch/poller.js';
+import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
 import type { Metrics } from './metrics.js';
 
 export interface MetricComponents {
@@ -15,6 +17,8 @@ export interface MetricComponents {
   cluster?: () => NodeStatus;
   /** This node's discovery while it polls. */
   discovery: () => DiscoveryStatus | undefined;
+  /** Bounds the wait for store-backed figures (the outbox depth is in Redis with STORE=redis). */
+  wall: Clock;
 }
 
 /** Returns a function that stops counting bus entries. */
@@ -27,8 +31,16 @@ export function bindMetricSources(metrics: Metrics, c: MetricComponents): () => 
       if (ms !== undefined && race.finishedAt === undefined) yield { raceId: race.raceId, ms };
     }
   };
-  metrics.sources.outboxDepth = c.outboxDepth;
-  if (c.cluster) metrics.sources.cluster = c.cluster;
+  // A scrape during a Redis outage answers the last depth read, and says so with racewire_redis_up 0.
+  const depth = lastKnown(c.outboxDepth, { initial: 0, deadlineMs: FIGURE_DEADLINE_MS, wall: c.wall });
+  metrics.sources.outboxDepth = async () => (await depth.get()).value;
+  const cluster = c.cluster;
+  if (cluster) {
+    metrics.sources.cluster = async () => {
+      const { leader, redisUp } = cluster();
+      return { leader, redisUp: redisUp && !(await depth.get()).stale };
+    };
+  }
   metrics.sources.discoveryFailingDays = () => c.discovery()?.failing.length;
   return c.bus.subscribe((entries) => {
     for (const entry of entries) {

@@ -11,7 +11,7 @@ export interface MetricSources {
   staleness?: () => Iterable<{ raceId: string; ms: number }>;
   outboxDepth?: () => number | Promise<number>;
   /** STORE=redis: whether this node holds the poller lease, and whether Redis answers. */
-  cluster?: () => { leader: boolean; redisUp: boolean };
+  cluster?: () => Promise<{ leader: boolean; redisUp: boolean }>;
   /** Days of the discovery window whose last refresh failed (undefined while this node does not poll). */
   discoveryFailingDays?: () => number | undefined;
 }
@@ -131,17 +131,17 @@ export function createMetrics(node?: string) {
     name: 'racewire_cluster_leader',
     help: 'STORE=redis: 1 while this node holds the poller lease',
     registers: [registry],
-    collect() {
-      const c = sources.cluster?.();
+    async collect() {
+      const c = await sources.cluster?.();
       if (c) this.set(c.leader ? 1 : 0);
     },
   });
   new Gauge({
     name: 'racewire_redis_up',
-    help: 'STORE=redis: 1 while Redis answered the last cluster sync',
+    help: 'STORE=redis: 1 while Redis answered the last cluster sync and this scrape; 0: Redis-backed figures are the last known',
     registers: [registry],
-    collect() {
-      const c = sources.cluster?.();
+    async collect() {
+      const c = await sources.cluster?.();
       if (c) this.set(c.redisUp ? 1 : 0);
     },
   });

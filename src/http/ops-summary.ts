@@ -7,6 +7,7 @@ import { planBudget } from '../watch/budget-plan.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import { type FreshnessSettings, pollPolicy } from '../watch/poll-policy.js';
 import type { RaceView } from '../watch/poller.js';
+import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
 import type { OpsSummary } from './race-routes.js';
 
 /** One transport's subscribers, as the summary reports them. */
@@ -18,6 +19,8 @@ export interface TransportOps {
 
 export interface OpsSources {
   clock: Clock & { speed?: number };
+  /** Bounds the wait for the webhook figures (in Redis with STORE=redis). */
+  wall: Clock;
   limiter: Pick<RateLimiter, 'stats'>;
   view: () => RaceView;
   /** Subscribers per race, as the scheduler sees them (they raise a race's priority). */
@@ -37,6 +40,12 @@ export interface OpsSources {
 
 export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
   const { clock } = sources;
+  // During a Redis outage the summary answers the last webhook figures read, marked stale.
+  const hookStats = lastKnown(async () => pick(await sources.webhooks.stats()), {
+    initial: { pending: 0, failing: 0 },
+    deadlineMs: FIGURE_DEADLINE_MS,
+    wall: sources.wall,
+  });
   return async () => {
     const budget = sources.limiter.stats();
     const races = sources.view().races();
@@ -48,7 +57,7 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
       subscribers: [...t.subscribers.values()].reduce((a, b) => a + b, 0),
       slowDisconnects: t.slowDisconnects,
     });
-    const hooks = await sources.webhooks.stats();
+    const hooks = await hookStats.get();
     const discoveryPerMinute = 60_000 / sources.discoveryIntervalMs;
     const plan = planBudget({
       races: races.values(),
@@ -80,9 +89,20 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
       races: { watched: races.size - settled, settled },
       ws: transport(sources.ws()),
       sse: transport(sources.sse()),
-      webhooks: { pending: hooks.pending, failing: hooks.failing },
+      webhooks: {
+        pending: hooks.value.pending,
+        failing: hooks.value.failing,
+        ...(hooks.stale ? { stale: true } : {}),
+      },
       discovery: sources.discovery?.() ?? null,
-      ...(sources.cluster ? { cluster: sources.cluster() } : {}),
+      ...(sources.cluster ? { cluster: clusterStatus(sources.cluster(), hooks.stale) } : {}),
     };
   };
 }
+
+/** Redis is up for the summary only if the figures it read from Redis are current. */
+function clusterStatus(status: NodeStatus, stale: boolean): NodeStatus {
+  return stale ? { ...status, redisUp: false } : status;
+}
+
+const pick = ({ pending, failing }: { pending: number; failing: number }) => ({ pending, failing });

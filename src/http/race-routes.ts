@@ -35,7 +35,8 @@ export interface OpsSummary {
   races: { watched: number; settled: number };
   ws: { connections: number; subscribers: number; slowDisconnects: number };
   sse: { connections: number; subscribers: number; slowDisconnects: number };
-  webhooks: { pending: number; failing: number };
+  /** `stale`: the store did not answer in time (Redis away); the figures are the last read. */
+  webhooks: { pending: number; failing: number; stale?: true };
   /** This node's discovery while it polls, else null: failing days (code, message) and alarms. */
   discovery: DiscoveryStatus | null;
   /** STORE=redis: this node, whether it holds the poller lease, and whether Redis answers. */

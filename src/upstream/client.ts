@@ -42,8 +42,13 @@ export interface RacingClientOptions {
   baseUrl: string;
   /** The process's one limiter. */
   limiter: RateLimiter;
-  /** @default systemClock */
+  /** Race time: reads the rate-limit headers against the limiter's window. @default systemClock */
   clock?: Clock;
+  /**
+   * Wall time: every wait the provider sees, the request timeout and the back-off between attempts (at x10
+   * race time, a 10 s timeout is still 10 real seconds). @default clock (one clock when race time is real)
+   */
+  wallClock?: Clock;
   logger?: Logger;
   headers?: UpstreamHeaders;
   /** Per attempt, until the whole body is read. @default 10_000 */
@@ -128,6 +133,7 @@ type Query = Record<string, string | number | boolean | undefined>;
 
 export function createRacingClient(opts: RacingClientOptions): RacingClient {
   const clock = opts.clock ?? systemClock;
+  const wall = opts.wallClock ?? clock;
   const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => globalThis.fetch(url, init));
   const random = opts.random ?? Math.random;
   const timeoutMs = opts.timeoutMs ?? 10_000;
@@ -166,7 +172,7 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
       let error: UpstreamError;
       try {
         const raw = await limiter.schedule(
-          () => sendOnce({ fetch: fetchImpl, url, path, headers, clock, timeoutMs, signal: ro.signal }),
+          () => sendOnce({ fetch: fetchImpl, url, path, headers, wall, timeoutMs, signal: ro.signal }),
           { priority: ro.priority ?? 0, signal: ro.signal },
         );
         const rateLimit = parseRateLimitHeaders(raw.headers, clock.now());
@@ -203,7 +209,7 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
       }
       const delay = error instanceof RateLimitedError ? 0 : backoffDelay(attempt - 1, policy, random);
       logger?.info({ path, code: error.code, attempt, delayMs: delay }, 'upstream attempt failed; retrying');
-      if (delay > 0) await clock.sleep(delay, ro.signal);
+      if (delay > 0) await wall.sleep(delay, ro.signal);
     }
   }
 

@@ -1,6 +1,6 @@
 /**
  * One HTTP attempt and the reading of its outcome. `sendOnce` is the I/O (fetch with a timeout on the injected
- * clock, the whole body read inside the timeout); `interpret` is pure: status + body -> a validated payload or
+ * wall clock, the whole body read inside the timeout: the provider sees real seconds, whatever race time does); `interpret` is pure: status + body -> a validated payload or
  * a typed error. Retrying and rate limiting live in the client and the limiter, not here.
  */
 import type { z } from 'zod';
@@ -34,16 +34,16 @@ export async function sendOnce(args: {
   url: string;
   path: string;
   headers: Record<string, string>;
-  clock: Clock;
+  wall: Clock;
   timeoutMs: number;
   signal?: AbortSignal;
 }): Promise<RawResponse> {
-  const { clock, timeoutMs, path } = args;
-  const started = clock.now();
+  const { wall, timeoutMs, path } = args;
+  const started = wall.now();
   const abort = new AbortController();
   const stopTimer = new AbortController();
   let timedOut = false;
-  clock.sleep(timeoutMs, stopTimer.signal).then(
+  wall.sleep(timeoutMs, stopTimer.signal).then(
     () => {
       timedOut = true;
       abort.abort(new TimeoutError(path, timeoutMs));
@@ -54,7 +54,7 @@ export async function sendOnce(args: {
   try {
     const res = await args.fetch(args.url, { method: 'GET', headers: args.headers, signal });
     const text = await res.text();
-    return { status: res.status, headers: res.headers, text, latencyMs: clock.now() - started };
+    return { status: res.status, headers: res.headers, text, latencyMs: wall.now() - started };
   } catch (err) {
     if (timedOut) throw new TimeoutError(path, timeoutMs);
     if (args.signal?.aborted) throw args.signal.reason;

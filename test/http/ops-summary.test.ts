@@ -32,6 +32,7 @@ describe('the operations summary', () => {
   const summary = (limiter: Partial<RateLimiterStats>, discovery?: () => DiscoveryStatus | undefined) =>
     opsSummary({
       clock: Object.assign(createManualClock(NOW), { speed: 10 }),
+      wall: createManualClock(NOW),
       limiter: {
         stats: () => ({
           maxPerMinute: 100,
@@ -108,5 +109,36 @@ describe('the operations summary', () => {
     expect((await summary({}, () => status)).discovery).toEqual(status);
     expect((await summary({}, () => undefined)).discovery).toBeNull();
     expect((await summary({})).discovery).toBeNull();
+  });
+
+  it('answers the last webhook figures, marked stale with Redis down, when the store does not answer in time', async () => {
+    const wall = createManualClock(NOW);
+    let stats = async () => ({ pending: 7, failing: 1 });
+    const ops = opsSummary({
+      clock: createManualClock(NOW),
+      wall,
+      limiter: { stats: () => ({ maxPerMinute: 100, used: 0, left: 100, queued: 0 }) as never },
+      view: () => ({ races: () => races, staleness: () => 5_000, lastDiscoveryAt: () => NOW }),
+      subscribers: () => subscribers,
+      discoveryIntervalMs: 6_000,
+      ws: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
+      sse: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
+      webhooks: { stats: () => stats() as never },
+      cluster: () => ({ node: 'n1', leader: true, redisUp: true }),
+    });
+    const fresh = await ops();
+    expect([fresh.webhooks, fresh.cluster]).toEqual([
+      { pending: 7, failing: 1 },
+      { node: 'n1', leader: true, redisUp: true },
+    ]);
+
+    stats = () => new Promise(() => {}); // Redis paused: the command never answers
+    const answer = ops();
+    await wall.advance(300);
+    const stale = await answer;
+    expect([stale.webhooks, stale.cluster]).toEqual([
+      { pending: 7, failing: 1, stale: true },
+      { node: 'n1', leader: true, redisUp: false },
+    ]);
   });
 });

@@ -71,7 +71,7 @@ export async function registerSseEndpoint(app: FastifyInstance, deps: SseDeps): 
     );
     if (!parsed.ok) return no(parsed.code, parsed.message);
     const auth = authenticate(hub.auth, extractKey(req.headers, req.url), req.socket.remoteAddress);
-    if (!auth.ok) return no('unauthorized', auth.message);
+    if (!auth.ok) return no(auth.code, auth.message);
 
     const res = reply.raw;
     const { channels, from, options } = parsed.request;

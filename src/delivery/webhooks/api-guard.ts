@@ -2,20 +2,21 @@
  * Plumbing of the endpoints API scope: admin authentication (bearer token, or loopback only when no token is
  * configured), strict zod validation, and `{ error: { code, message } }` for every error.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type AuthFailures, sameSecret } from '../../http/auth-failures.js';
 import { describeIssues, zodFor } from './api-schemas.js';
 import { errorBody, WebhookError } from './errors.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
-  const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
+  return sameSecret(header?.startsWith('Bearer ') ? header.slice(7) : '', token);
 }
 
-export function installApiGuard(app: FastifyInstance, config: { adminToken?: string }): void {
+export function installApiGuard(
+  app: FastifyInstance,
+  config: { adminToken?: string; authFailures: AuthFailures },
+): void {
   // Strict validation with zod (fastify's default ajv would silently drop unknown fields).
   app.setValidatorCompiler(({ schema }) => {
     const zod = zodFor(schema);
@@ -50,7 +51,17 @@ export function installApiGuard(app: FastifyInstance, config: { adminToken?: str
 
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     if (config.adminToken) {
+      // Counted before the token is compared, so a guesser past the limit learns nothing more.
+      const gate = config.authFailures.check(req.ip);
+      if (!gate.ok) {
+        const seconds = Math.ceil(gate.retryAfterMs / 1000);
+        return reply
+          .code(429)
+          .header('retry-after', String(seconds))
+          .send(errorBody('rate_limited', `too many failed tokens from this address; retry in ${seconds} s`));
+      }
       if (!tokenMatches(req.headers.authorization, config.adminToken)) {
+        config.authFailures.fail(req.ip);
         const e = new WebhookError('RW_WEBHOOK_UNAUTHORIZED');
         return reply.code(e.status).header('www-authenticate', 'Bearer').send(errorBody(e.code, e.message));
       }

@@ -1,8 +1,19 @@
 /** Settings of the webhook service, with their defaults (each documented in docs/webhooks.md). */
+import type { Clock } from '../../clock.js';
+import {
+  type AuthFailures,
+  createAuthFailures,
+  DEFAULT_AUTH_FAILURE_LIMITS,
+} from '../../http/auth-failures.js';
 
 export interface WebhookConfig {
   /** Bearer token of the endpoints API. Unset: the API answers requests from loopback addresses only. */
   adminToken?: string;
+  /**
+   * Failed tokens per client address, shared with the subscriber keys so one count covers every credential.
+   * @default AUTH_FAILURE_LIMITS on the service's clock
+   */
+  authFailures?: AuthFailures;
   /** Allow URLs on loopback/private/reserved networks (tests, local demos). @default false */
   allowPrivateNetworks?: boolean;
   /** Hosts (exact names) or CIDRs/addresses allowed even though private, e.g. `127.0.0.1/32`. @default [] */
@@ -39,9 +50,10 @@ export const DEFAULT_RETRY_SCHEDULE = [5_000, 5 * MIN, 30 * MIN, 2 * HOUR, 5 * H
 
 export type ResolvedWebhookConfig = Required<Omit<WebhookConfig, 'adminToken'>> & { adminToken?: string };
 
-export function resolveWebhookConfig(config: WebhookConfig): ResolvedWebhookConfig {
+export function resolveWebhookConfig(config: WebhookConfig, wall: Clock): ResolvedWebhookConfig {
   return {
     adminToken: config.adminToken,
+    authFailures: config.authFailures ?? createAuthFailures(DEFAULT_AUTH_FAILURE_LIMITS, wall),
     allowPrivateNetworks: config.allowPrivateNetworks ?? false,
     allowedHosts: config.allowedHosts ?? [],
     concurrency: config.concurrency ?? 32,

@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
 import { type Clock, systemClock } from '../../clock.js';
+import { throttledLog } from '../../log-throttle.js';
 import type { Logger } from '../../logger.js';
 import { createWakeLoop } from '../../wake-loop.js';
 import type { ResolvedWebhookConfig } from './config.js';
@@ -188,6 +189,14 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (recovered > 0) logger.info({ recovered }, 'webhook claims past their deadline are owed again');
   }
 
+  // Every poll interval while the store fails (SQLITE_IOERR, Redis away): one line a minute, with a count.
+  const outboxUnreadable = throttledLog({
+    logger,
+    level: 'error',
+    message: 'webhook dispatcher could not read the outbox',
+    wall: clock,
+  });
+
   /** One turn: prune, recover expired claims, claim what is due, and answer how long to sleep. */
   async function step(): Promise<number> {
     let due: number | null = null;
@@ -201,7 +210,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       const expires = oldestClaim === null ? null : oldestClaim + claimTtlMs;
       due = next === null ? expires : expires === null ? next : Math.min(next, expires);
     } catch (err) {
-      logger.error({ err }, 'webhook dispatcher could not read the outbox');
+      outboxUnreadable(err);
     }
     const now = clock.now();
     const poll = Math.max(0, Math.min(config.pollIntervalMs, lastPrune + PRUNE_EVERY_MS - now));

@@ -7,6 +7,7 @@
  * dispatches (the leader).
  */
 import type { Clock } from '../../clock.js';
+import { throttledLog } from '../../log-throttle.js';
 import type { Logger } from '../../logger.js';
 import type { EventFeed } from '../../store/ports.js';
 import { createWakeLoop } from '../../wake-loop.js';
@@ -63,6 +64,13 @@ export function createFeedReader(deps: FeedReaderDeps) {
     return { read: items.length, enqueued: result.enqueued };
   }
 
+  // Every poll interval while the store fails: one line a minute, with a count.
+  const feedUnreadable = throttledLog({
+    logger,
+    level: 'error',
+    message: 'webhook feed could not be read',
+    wall: clock,
+  });
   const loop = createWakeLoop(clock, async () => {
     try {
       const r = await feedOnce();
@@ -70,7 +78,7 @@ export function createFeedReader(deps: FeedReaderDeps) {
       if (r.enqueued > 0) deps.onEnqueued?.();
       return r.read === batch ? 0 : deps.pollIntervalMs;
     } catch (err) {
-      logger.error({ err }, 'webhook feed could not be read');
+      feedUnreadable(err);
       return deps.pollIntervalMs;
     }
   });

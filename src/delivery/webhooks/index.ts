@@ -89,7 +89,7 @@ export interface WebhookService {
 }
 
 export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps): Promise<WebhookService> {
-  const config = resolveWebhookConfig(deps.config);
+  const config = resolveWebhookConfig(deps.config, deps.clock);
   const resolve = deps.resolve ?? systemResolver;
   const now = () => deps.clock.now();
   const { outbox } = deps.store;

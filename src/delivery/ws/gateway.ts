@@ -74,7 +74,7 @@ export async function registerWebSocketGateway(
     const auth = authenticate(hub.auth, extractKey(req.headers, req.url), req.socket.remoteAddress);
     if (!auth.ok) {
       own.rejectedAuth++;
-      ws.close(CloseCode.Unauthorized, auth.message);
+      ws.close(auth.code === 'rate_limited' ? CloseCode.RateLimited : CloseCode.Unauthorized, auth.message);
       return;
     }
     const opened = hub.open(auth.principal, 'ws', new WebSocketSink(ws));

@@ -6,7 +6,7 @@
  * returns, so it survives a crash or kill -9 of the process; only an OS crash or power loss can lose the
  * last commits, never corrupt the file. test/store/sqlite-crash.test.ts checks the kill -9 half.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { EventLogError } from '../errors.js';
@@ -24,10 +24,18 @@ export interface OpenDatabaseOptions {
  */
 export const DATABASE_LAYOUT_VERSION = 1;
 
-/** Opens (creating the directory and file if needed) and prepares the database at `path`. */
+/**
+ * Opens (creating the directory and file if needed) and prepares the database at `path`. The file holds
+ * webhook secrets: a new directory is made 0700 and a new file 0600 (SQLite gives its -wal and -shm files
+ * the database file's mode), whatever the umask; existing ones keep the mode their operator gave them.
+ */
 export function openDatabase(path: string, opts: OpenDatabaseOptions = {}): Database {
   const inMemory = path === ':memory:' || path === '';
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  if (!inMemory) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // 'a' creates the file with this mode only if it is not there; the umask can only narrow 0600.
+    closeSync(openSync(path, 'a', 0o600));
+  }
   const db = new BetterSqlite3(path, { timeout: opts.busyTimeoutMs ?? 5000 });
   try {
     // A new file gives deleted pages back (event log retention runs `PRAGMA incremental_vacuum`); on a file

@@ -68,6 +68,21 @@ describe('SSE limits', () => {
     expect((await later.nextData()).event).toBe('snapshot');
   });
 
+  it('admits one request for the documented 200 channels from a full bucket, leaving the key in debt', async () => {
+    h = await startSse(); // the defaults: 20 messages a second, burst 40, 200 channels a connection
+    const channels = Array.from({ length: 200 }, (_, i) => `channel=race:R${i + 1}`).join('&');
+    const wide = connect(channels);
+    await wide.nextData();
+    expect(h.hub.stats().sse).toMatchObject({ connections: 1, subscriptions: 200 });
+    // The 200 channels cost 200 messages: 160 beyond the burst, repaid at 20 a second (8 s of wall time).
+    const refused = await fetch(`${h.base}/v1/sse?channel=race:R1`);
+    expect([refused.status, (await refused.json()).error.code]).toEqual([429, 'rate_limited']);
+    await h.clock.advance(8_000);
+    expect((await fetch(`${h.base}/v1/sse?channel=race:R1`)).status).toBe(429);
+    await h.clock.advance(50);
+    expect((await connect('channel=race:R1').nextData()).event).toBe('snapshot');
+  });
+
   it('refuses channels past the per-key total with 429 too_many_subscriptions', async () => {
     h = await startSse({ limits: { maxSubscriptionsPerKey: 3, messageBurst: 100 } });
     const a = connect('channel=race:R1&channel=race:R2', { authorization: `Bearer ${PARTNER_KEY}` });

@@ -297,7 +297,7 @@ describe('WebSocket gateway end to end', () => {
     expect(fast.ws.readyState).toBe(fast.ws.OPEN);
   });
 
-  it('terminates a connection that stops answering pings', async () => {
+  it('terminates a quiet connection that stops reading at its missed pong: the client sees 1006, not 4008', async () => {
     h = await startHarness({ limits: { pingIntervalMs: 1000, heartbeatMs: 600_000 } });
     const dead = partner();
     const alive = partner();
@@ -309,6 +309,9 @@ describe('WebSocket gateway end to end', () => {
     await h.clock.advance(1000);
     expect(h.gateway.stats().deadTerminations).toBe(1);
     expect(h.gateway.stats().connections).toBe(1);
+    expect(h.gateway.stats().slowDisconnects).toBe(0); // it owed nothing: not a slow consumer
+    (dead.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+    expect(await dead.closed).toBe(1006); // terminated without a close frame
   });
 
   it('sends an application heartbeat with the head, epoch and staleness of each subscribed race', async () => {
