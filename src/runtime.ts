@@ -139,6 +139,7 @@ export async function startRacewire(opts: {
       options: config.MARKET_DATA_OPTIONS,
     }),
     market: config.MARKET_THRESHOLDS,
+    raceStates: { maxBytes: config.RACE_CACHE_BYTES },
     freshness,
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
