@@ -6,7 +6,10 @@
  * simulated day: RSS, V8 heap used after a forced GC, DATA_DIR bytes, metric series, events appended and
  * webhooks delivered; the last line `N passed, N failed` judges the run (docs/benchmarks.md, Soak).
  *
- *   npm run soak -- --days 7 [--rpm 100] [--seed 1]      (node --expose-gc, as the npm script runs it)
+ *   npm run soak -- --days 7 [--rpm 100] [--seed 1] [--step-ms 5000]   (node --expose-gc, as the npm script runs it)
+ *
+ * Time moves in steps of --step-ms (both clocks), each once no request is in flight: under the 10 s upstream
+ * timeout, so no request times out for a step it waited on.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -23,7 +26,7 @@ for (let i = 2; i < process.argv.length; i += 2)
 const DAYS = Number(args.get('days') ?? 7);
 const RPM = args.get('rpm') ?? '100';
 const SEED = args.get('seed') ?? '1';
-const STEP_MS = Number(args.get('step-ms') ?? 1000);
+const STEP_MS = Number(args.get('step-ms') ?? 5_000);
 const DAY_MS = 86_400_000;
 const GB = 1e9;
 
@@ -143,13 +146,18 @@ console.log(
 );
 for (let day = 1; day <= DAYS; day++) {
   const end = raceClock.now() + DAY_MS;
-  let quarter = raceClock.now() + DAY_MS / 24;
+  // Every race hour on stderr: the trend within a day (heap after a forced GC, DATA_DIR).
+  let hour = raceClock.now() + DAY_MS / 24;
   while (raceClock.now() < end) {
     await step(STEP_MS);
-    if (raceClock.now() >= quarter && raceClock.now() < end) {
-      quarter += DAY_MS / 24;
+    if (raceClock.now() >= hour && raceClock.now() < end) {
+      hour += DAY_MS / 24;
+      gc();
       const wallS = Math.round((Date.now() - started) / 1000);
-      console.error(`  day ${day}: ${new Date(raceClock.now()).toISOString()} at ${wallS} s`);
+      const { rss, heapUsed } = process.memoryUsage();
+      console.error(
+        `  day ${day} ${new Date(raceClock.now()).toISOString()}: RSS ${mb(rss)} MB, heap after GC ${mb(heapUsed)} MB, DATA_DIR ${mb(bytesIn(dir))} MB, ${delivered.size} webhooks, wall ${wallS} s`,
+      );
     }
   }
   gc();

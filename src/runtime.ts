@@ -24,6 +24,7 @@ import { budgetReadiness, registerHealthRoutes, upstreamReadiness } from './http
 import { bindMetricSources } from './http/metric-sources.js';
 import { countDroppedRows, createMetrics, registerMetricsRoute } from './http/metrics.js';
 import { opsSummary } from './http/ops-summary.js';
+import { processUsage } from './http/process-usage.js';
 import { registerRaceRoutes } from './http/race-routes.js';
 import { createRecentEvents } from './http/recent-events.js';
 import { createLogger, type Logger } from './logger.js';
@@ -208,6 +209,7 @@ export async function startRacewire(opts: {
     ws: () => ({ ...gateway.stats(), subscribers: hub.subscriberCounts('ws') }),
     sse: () => ({ ...sse.stats(), subscribers: hub.subscriberCounts('sse') }),
     webhooks,
+    usage: processUsage(config.STORE === 'sqlite' ? config.DATA_DIR : undefined),
     cluster,
   });
   const recent = createRecentEvents();

@@ -6,6 +6,7 @@ import type { RateLimiter } from '../upstream/rate-limiter.js';
 import { planBudget } from '../watch/budget-plan.js';
 import { type FreshnessSettings, pollPolicy } from '../watch/poll-policy.js';
 import type { RaceView } from '../watch/poller.js';
+import type { ProcessUsage } from './process-usage.js';
 import type { OpsSummary } from './race-routes.js';
 
 /** One transport's subscribers, as the summary reports them. */
@@ -28,6 +29,8 @@ export interface OpsSources {
   ws: () => TransportOps;
   sse: () => TransportOps;
   webhooks: Pick<WebhookService, 'stats'>;
+  /** The process's memory and disk (process-usage.ts). */
+  usage: () => ProcessUsage;
   /** Present when several nodes share the backend. */
   cluster?: () => NodeStatus;
 }
@@ -78,6 +81,7 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
       ws: transport(sources.ws()),
       sse: transport(sources.sse()),
       webhooks: { pending: hooks.pending, failing: hooks.failing },
+      process: sources.usage(),
       ...(sources.cluster ? { cluster: sources.cluster() } : {}),
     };
   };

@@ -8,6 +8,7 @@ import type { EventLog } from '../store/ports.js';
 import type { RaceView } from '../watch/poller.js';
 import type { RaceWatch } from '../watch/race-watch.js';
 import { errorSchema } from './errors.js';
+import type { ProcessUsage } from './process-usage.js';
 import type { RecentEvents } from './recent-events.js';
 
 export interface OpsSummary {
@@ -35,6 +36,8 @@ export interface OpsSummary {
   ws: { connections: number; subscribers: number; slowDisconnects: number };
   sse: { connections: number; subscribers: number; slowDisconnects: number };
   webhooks: { pending: number; failing: number };
+  /** This process's memory and, with STORE=sqlite, its database's bytes on disk (process-usage.ts). */
+  process: ProcessUsage;
   /** STORE=redis: this node, whether it holds the poller lease, and whether Redis answers. */
   cluster?: { node: string; leader: boolean; redisUp: boolean };
 }
