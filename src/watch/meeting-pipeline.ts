@@ -25,9 +25,16 @@ export interface MeetingPipeline {
 /** The meetings of the days discovery lists at once (about 2 of up to 200 meetings each), with room to spare. */
 export const MAX_MEETINGS = 1_024;
 
-export function createMeetingPipeline(deps: { log: EventLog; bus: Bus; clock: Clock }): MeetingPipeline {
-  const documents = new LRUCache<string, Meeting>({ max: MAX_MEETINGS });
-  const pendingClaims = new LRUCache<string, Record<string, PendingClaim>>({ max: MAX_MEETINGS });
+export function createMeetingPipeline(deps: {
+  log: EventLog;
+  bus: Bus;
+  clock: Clock;
+  /** @default MAX_MEETINGS */
+  maxMeetings?: number;
+}): MeetingPipeline {
+  const max = deps.maxMeetings ?? MAX_MEETINGS;
+  const documents = new LRUCache<string, Meeting>({ max });
+  const pendingClaims = new LRUCache<string, Record<string, PendingClaim>>({ max });
 
   async function previous(stream: string): Promise<Meeting | undefined> {
     const cached = documents.get(stream);
