@@ -101,6 +101,11 @@ export const SETTINGS = {
     '7',
     "Race-clock days after a stream's last write when its document is dropped too (its seq kept); at least EVENT_LOG_SETTLED_HOURS",
   ],
+  RACE_CACHE_BYTES: [
+    int(1, 1_000_000_000_000),
+    '67108864',
+    'Most bytes (document JSON) of race state the poller keeps in memory; the least recently used goes first and is read back from the log when needed',
+  ],
   LOG_LEVEL: [
     oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     'info',

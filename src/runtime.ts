@@ -30,6 +30,7 @@ import {
 import { bindMetricSources } from './http/metric-sources.js';
 import { countDroppedRows, createMetrics, registerMetricsRoute } from './http/metrics.js';
 import { opsSummary } from './http/ops-summary.js';
+import { processUsage } from './http/process-usage.js';
 import { registerRaceRoutes } from './http/race-routes.js';
 import { createRecentEvents } from './http/recent-events.js';
 import { createLogger, type Logger } from './logger.js';
@@ -151,6 +152,7 @@ export async function startRacewire(opts: {
       options: config.MARKET_DATA_OPTIONS,
     }),
     market: config.MARKET_THRESHOLDS,
+    raceStates: { maxBytes: config.RACE_CACHE_BYTES },
     freshness,
     onOutcome: (outcome) => {
       if (outcome.kind === 'rejected') metrics.rejectedPayloads.inc({ code: outcome.code ?? 'unknown' });
@@ -242,6 +244,7 @@ export async function startRacewire(opts: {
     ws: () => ({ ...gateway.stats(), subscribers: hub.subscriberCounts('ws') }),
     sse: () => ({ ...sse.stats(), subscribers: hub.subscriberCounts('sse') }),
     webhooks,
+    usage: processUsage(config.STORE === 'sqlite' ? config.DATA_DIR : undefined),
     cluster,
     discovery,
   });

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
 
@@ -30,7 +31,7 @@ describe('the process logger', () => {
       { code: 'UPSTREAM_TIMEOUT', config: { ADMIN_TOKEN: 'hunter2hunter2hunter2' } },
       'upstream slow',
     );
-    const text = sink.text().replace(/\x1b\[[0-9;]*m/g, '');
+    const text = stripVTControlCharacters(sink.text());
     expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: upstream slow\n/);
     expect(text).toContain('code: "UPSTREAM_TIMEOUT"');
     expect(text).toContain('"ADMIN_TOKEN": "[redacted]"');

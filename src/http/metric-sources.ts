@@ -2,8 +2,8 @@
 
 import type { NodeStatus } from '../backend/ports.js';
 import type { Bus } from '../bus/bus.js';
-import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { Clock } from '../clock.js';
+import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
 import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
 import type { Metrics } from './metrics.js';

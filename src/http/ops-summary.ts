@@ -8,6 +8,7 @@ import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import { type FreshnessSettings, pollPolicy } from '../watch/poll-policy.js';
 import type { RaceView } from '../watch/poller.js';
 import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
+import type { ProcessUsage } from './process-usage.js';
 import type { OpsSummary } from './race-routes.js';
 
 /** One transport's subscribers, as the summary reports them. */
@@ -32,6 +33,8 @@ export interface OpsSources {
   ws: () => TransportOps;
   sse: () => TransportOps;
   webhooks: Pick<WebhookService, 'stats'>;
+  /** The process's memory and disk (process-usage.ts). */
+  usage: () => ProcessUsage;
   /** Present when several nodes share the backend. */
   cluster?: () => NodeStatus;
   /** This node's discovery, while it polls (undefined on a follower). */
@@ -95,6 +98,7 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
         ...(hooks.stale ? { stale: true } : {}),
       },
       discovery: sources.discovery?.() ?? null,
+      process: sources.usage(),
       ...(sources.cluster ? { cluster: clusterStatus(sources.cluster(), hooks.stale) } : {}),
     };
   };

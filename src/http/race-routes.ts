@@ -9,6 +9,7 @@ import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
 import type { RaceWatch } from '../watch/race-watch.js';
 import { errorSchema } from './errors.js';
+import type { ProcessUsage } from './process-usage.js';
 import type { RecentEvents } from './recent-events.js';
 
 export interface OpsSummary {
@@ -39,6 +40,8 @@ export interface OpsSummary {
   webhooks: { pending: number; failing: number; stale?: true };
   /** This node's discovery while it polls, else null: failing days (code, message) and alarms. */
   discovery: DiscoveryStatus | null;
+  /** This process's memory and, with STORE=sqlite, its database's bytes on disk (process-usage.ts). */
+  process: ProcessUsage;
   /** STORE=redis: this node, whether it holds the poller lease, and whether Redis answers. */
   cluster?: { node: string; leader: boolean; redisUp: boolean };
 }

@@ -3,8 +3,11 @@
  * stream `meeting:<id>`, so a meeting subscriber sees races added, removed, delayed or changing status as
  * patches, plus meeting-level events. The first sight of a meeting is a snapshot without events. A race
  * missing from a list or a status going back is held until confirmed (meeting-trust.ts); what is pending
- * is kept in memory, so a restart only starts confirmations afresh.
+ * is kept in memory, so a restart only starts confirmations afresh. Both are kept for at most MAX_MEETINGS
+ * meetings (least recently listed forgotten first): a forgotten document is read back from the log's head and
+ * forgotten claims start afresh, as after a restart.
  */
+import { LRUCache } from 'lru-cache';
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import { meetingStreamId, type NewEntry } from '../events/envelope.js';
@@ -19,9 +22,19 @@ export interface MeetingPipeline {
   process(meetings: Meeting[]): Promise<void>;
 }
 
-export function createMeetingPipeline(deps: { log: EventLog; bus: Bus; clock: Clock }): MeetingPipeline {
-  const documents = new Map<string, Meeting>();
-  const pendingClaims = new Map<string, Record<string, PendingClaim>>();
+/** The meetings of the days discovery lists at once (about 2 of up to 200 meetings each), with room to spare. */
+export const MAX_MEETINGS = 1_024;
+
+export function createMeetingPipeline(deps: {
+  log: EventLog;
+  bus: Bus;
+  clock: Clock;
+  /** @default MAX_MEETINGS */
+  maxMeetings?: number;
+}): MeetingPipeline {
+  const max = deps.maxMeetings ?? MAX_MEETINGS;
+  const documents = new LRUCache<string, Meeting>({ max });
+  const pendingClaims = new LRUCache<string, Record<string, PendingClaim>>({ max });
 
   async function previous(stream: string): Promise<Meeting | undefined> {
     const cached = documents.get(stream);

@@ -16,6 +16,7 @@ import type { DiscoveryAlarm } from './meetings-pager.js';
 import type { FreshnessSettings } from './poll-policy.js';
 import { createPoller, type Poller, type RaceOutcome, type RaceSource } from './poller.js';
 import { createRacePipeline } from './race-pipeline.js';
+import type { RaceStateLimits } from './race-states.js';
 import type { RaceWatch } from './race-watch.js';
 import { pickNext } from './scheduler.js';
 import { type ConditionalEventSource, createUnchangedSkip, type UnchangedSkip } from './unchanged-skip.js';
@@ -33,6 +34,8 @@ export interface PollingRoleDeps {
   eventOptions?: (race: RaceWatch, now: number) => EventOptions;
   /** Market event thresholds; default market-thresholds.ts. */
   market?: MarketThresholds;
+  /** Bounds of the race state the pipeline keeps in memory (race-states.ts). */
+  raceStates?: RaceStateLimits;
   /** The scheduler's trade-off (SCHEDULER_SCRATCHING_VALUE). @default DEFAULT_SETTINGS */
   freshness?: FreshnessSettings;
   /** Every race payload's outcome (metrics). */
@@ -73,6 +76,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       clock: deps.clock,
       logger: deps.logger.child({ component: 'pipeline' }),
       market: deps.market,
+      limits: deps.raceStates,
     });
     const meetingPipeline = createMeetingPipeline({ log: deps.log, bus: deps.bus, clock: deps.clock });
     return createPoller({

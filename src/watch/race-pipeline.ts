@@ -2,8 +2,9 @@
  * The race pipeline's I/O shell: previous document in, pure tracker step, durable append, publish.
  * Documents are cached in memory and loaded from the log's head on first use, so a restart continues diffing
  * from the last stored document: no duplicate events, none missed. Each race's trust state (payload order,
- * claims awaiting confirmation, the favourite last reported: trust.ts) is kept in memory beside it; a restart
- * resumes the order and the favourite from the log and starts the claims afresh, which only delays them.
+ * claims awaiting confirmation, the favourite last reported: trust.ts) and money memory are kept beside it, in
+ * one cache bounded in bytes that lets settled races go (race-states.ts); a restart or an eviction resumes the
+ * order and the favourite from the log and starts the claims afresh, which only delays them.
  */
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
@@ -14,6 +15,7 @@ import { reportedFavourite } from './detect-odds.js';
 import type { MarketThresholds } from './market-thresholds.js';
 import { MoneyMemory } from './money-flow.js';
 import type { RaceOutcome } from './poller.js';
+import { createRaceStates, type RaceState, type RaceStateLimits } from './race-states.js';
 import { type RaceDocument, type TrustState, trackRace } from './track-race.js';
 import { resumedTrust } from './trust.js';
 
@@ -21,6 +23,8 @@ export interface RacePipeline {
   process(raceId: string, payload: EventResponse): Promise<RaceOutcome>;
   /** The current document of a race (from cache or the log). */
   document(raceId: string): Promise<RaceDocument | undefined>;
+  /** Races whose state is held in memory and the bytes of their documents. */
+  cached(): { races: number; bytes: number };
 }
 
 export function createRacePipeline(deps: {
@@ -30,36 +34,40 @@ export function createRacePipeline(deps: {
   logger: Logger;
   /** Market event thresholds (default: market-thresholds.ts). */
   market?: MarketThresholds;
+  /** Bounds of the per-race state held in memory (race-states.ts). */
+  limits?: RaceStateLimits;
 }): RacePipeline {
-  const documents = new Map<string, RaceDocument>();
-  // The money tracker has no times: each race's shares seen before, for market.money_flow (money-flow.ts).
-  const money = new Map<string, MoneyMemory>();
-  const moneyOf = (raceId: string) => money.get(raceId) ?? money.set(raceId, new MoneyMemory()).get(raceId);
-  const trust = new Map<string, TrustState>();
+  const states = createRaceStates(deps.clock, deps.limits);
   // One change per race at a time: the poller never fetches a race twice at once, but be safe.
   const tails = new Map<string, Promise<unknown>>();
 
-  async function current(raceId: string): Promise<RaceDocument | undefined> {
-    const cached = documents.get(raceId);
+  /** The race's state, from the cache or (after a restart or an eviction) resumed from the log. */
+  async function current(raceId: string): Promise<RaceState | undefined> {
+    const cached = states.get(raceId);
     if (cached) return cached;
     const head = await deps.log.head(raceId);
-    const doc = head.document as RaceDocument | undefined;
-    if (doc) documents.set(raceId, doc);
-    if (doc && !trust.has(raceId)) {
-      // After a restart the payload order resumes from the last change the log holds, and the favourite
-      // from the one it last reported (read once per race and process; a trimmed log falls back to the
-      // document's).
-      const all = await deps.log.read(raceId, 0);
-      const last = all.ok ? all : await deps.log.read(raceId, head.seq - 1);
-      const at = last.ok ? Date.parse(last.entries.at(-1)?.timestamp ?? '') : Number.NaN;
-      const favourite = all.ok ? reportedFavourite(all.entries, doc) : undefined;
-      if (Number.isFinite(at)) trust.set(raceId, resumedTrust(at, favourite));
-    }
-    return doc;
+    const document = head.document as RaceDocument | undefined;
+    if (!document) return undefined;
+    // The payload order resumes from the last change the log holds, and the favourite from the one it last
+    // reported (a trimmed log falls back to the document's); the money memory starts empty.
+    const all = await deps.log.read(raceId, 0);
+    const last = all.ok ? all : await deps.log.read(raceId, head.seq - 1);
+    const at = last.ok ? Date.parse(last.entries.at(-1)?.timestamp ?? '') : Number.NaN;
+    const favourite = all.ok ? reportedFavourite(all.entries, document) : undefined;
+    const state: RaceState = {
+      document,
+      money: new MoneyMemory(),
+      ...(Number.isFinite(at) ? { trust: resumedTrust(at, favourite) } : {}),
+    };
+    states.set(raceId, state);
+    return state;
   }
 
   async function step(raceId: string, payload: EventResponse): Promise<RaceOutcome> {
-    const prev = await current(raceId);
+    states.releaseSettled();
+    const state = await current(raceId);
+    const prev = state?.document;
+    const money = state?.money ?? new MoneyMemory();
     const dropped = payload.droppedRows ?? [];
     for (const row of dropped) {
       deps.logger.warn({ raceId, code: row.code, path: row.path, reason: row.reason }, 'row dropped');
@@ -68,8 +76,8 @@ export function createRacePipeline(deps: {
     const result = trackRace(prev, payload, {
       raceId,
       observedAt: deps.clock.now(),
-      market: { thresholds: deps.market, money: moneyOf(raceId) },
-      trust: trust.get(raceId),
+      market: { thresholds: deps.market, money },
+      trust: state?.trust,
     });
     if (result.kind === 'rejected') {
       deps.logger.warn({ raceId, code: result.code, reason: result.reason }, 'payload rejected: no events');
@@ -77,7 +85,7 @@ export function createRacePipeline(deps: {
     }
     if (result.held.length > 0) deps.logger.info({ raceId, held: result.held }, 'held until confirmed');
     if (result.kind === 'unchanged') {
-      trust.set(raceId, result.trust);
+      if (state) states.set(raceId, { ...state, trust: result.trust });
       return { kind: 'unchanged', ...droppedRows, ...pendingOf(result.trust), ...summary(prev) };
     }
     let entries: Awaited<ReturnType<EventLog['append']>>;
@@ -90,13 +98,10 @@ export function createRacePipeline(deps: {
     } catch (err) {
       // A failed append may still have been written (a reply lost on the way back): diff the next payload
       // against what the log holds, not against the cache, so no event is made twice.
-      documents.delete(raceId);
-      money.delete(raceId);
-      trust.delete(raceId);
+      states.delete(raceId);
       throw err;
     }
-    documents.set(raceId, result.document);
-    trust.set(raceId, result.trust);
+    states.set(raceId, { document: result.document, trust: result.trust, money });
     deps.bus.publish(entries);
     return { kind: 'changed', ...droppedRows, ...pendingOf(result.trust), ...summary(result.document) };
   }
@@ -111,7 +116,8 @@ export function createRacePipeline(deps: {
       });
       return run;
     },
-    document: current,
+    document: async (raceId) => (await current(raceId))?.document,
+    cached: () => states.stats(),
   };
 }
 

@@ -4,8 +4,10 @@
  * then, without parsing, validating, normalising or diffing it. A digest is remembered only after the
  * pipeline took its payload (changed or unchanged) with no claim left waiting for confirmation (trust.ts: the
  * repeats of a payload are what confirm a disappearance); a rejected payload, a failed step or a restart of the
- * polling role (a fresh skip) forgets it, so the next payload is processed in full.
+ * polling role (a fresh skip) forgets it, so the next payload is processed in full. At most MAX_RACES races
+ * are remembered (least recently fetched forgotten first): forgetting costs one full processing, never an event.
  */
+import { LRUCache } from 'lru-cache';
 import type { ConditionalEvent, EventOptions } from '../upstream/client.js';
 import type { EventResponse } from '../upstream/schemas.js';
 import type { RaceOutcome } from './poller.js';
@@ -30,8 +32,11 @@ export interface UnchangedSkip {
   counts(): { skipped: number; processed: number };
 }
 
-export function createUnchangedSkip(source: ConditionalEventSource): UnchangedSkip {
-  const taken = new Map<string, { digest: string; outcome: RaceOutcome }>();
+/** Two overlapping race days of about 750 races each, with room to spare. */
+export const MAX_RACES = 2_048;
+
+export function createUnchangedSkip(source: ConditionalEventSource, maxRaces = MAX_RACES): UnchangedSkip {
+  const taken = new LRUCache<string, { digest: string; outcome: RaceOutcome }>({ max: maxRaces });
   const counts = { skipped: 0, processed: 0 };
   return {
     async fetch(raceId, opts, process) {

@@ -52,6 +52,7 @@ describe('the operations summary', () => {
       sse: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
       webhooks: { stats: async () => ({ pending: 0, failing: 0 }) as never },
       discovery,
+      usage: () => ({ rssBytes: 300e6, heapUsedBytes: 120e6, dataDirBytes: 2e9 }),
     })();
 
   it('says whether the budget is spent by design, where it goes, and what each race is planned to get', async () => {
@@ -78,6 +79,7 @@ describe('the operations summary', () => {
     // The subscribed race is fetched at least every 10 s, as the scheduler promises a watcher.
     expect(ops.plannedMs['far-0']).toBe(10_000);
     expect(ops.clockSpeed).toBe(10);
+    expect(ops.process).toEqual({ rssBytes: 300e6, heapUsedBytes: 120e6, dataDirBytes: 2e9 });
   });
 
   it('reports a 429 pause, the one budget state that is a fault', async () => {
@@ -124,6 +126,7 @@ describe('the operations summary', () => {
       ws: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
       sse: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
       webhooks: { stats: () => stats() as never },
+      usage: () => ({ rssBytes: 300e6, heapUsedBytes: 120e6 }),
       cluster: () => ({ node: 'n1', leader: true, redisUp: true }),
     });
     const fresh = await ops();

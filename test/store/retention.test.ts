@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * Scheduled retention: cutoffs from the race clock and the settings, runs on the wall clock's interval, only
  * while this node leads, failures logged and retried; and a SQLite log past its retention shrinks.
@@ -193,14 +194,21 @@ describe('retention on a SQLite log', () => {
     const log = createSqliteEventLog({ db });
     const pages = () => db.pragma('page_count', { simple: true }) as number;
     const hour = 3_600_000;
-    // Ten races a day for nine days: a snapshot, then 40 patches each with a 4 KB value and an event.
+    // Ten races a day for nine days: a snapshot, then 40 patches each with a 4 KB value and an event. The
+    // values are hashes, as hard to pack as real prices (patches are stored packed).
+    const hashedValue = (day: number, r: number, i: number) => {
+      let out = `${i}:`;
+      for (let k = 0; out.length < 4096; k++)
+        out += createHash('sha256').update(`${day}/${r}/${i}/${k}`).digest('base64');
+      return out.slice(0, 4096);
+    };
     for (let day = 0; day < 9; day++) {
       for (let r = 0; r < 10; r++) {
         const stream = `d${day}-r${r}`;
         const at = (i: number) => new Date(RACE_NOW - (9 - day) * 24 * hour + r * hour + i * 60_000);
         await log.append(stream, { entries: [snapshot({ v: 0 })], document: { v: 0 }, now: at(0) });
         for (let i = 1; i <= 40; i++) {
-          const value = `${i}:${String(day * 1000 + r).repeat(1000)}`.slice(0, 4096);
+          const value = hashedValue(day, r, i);
           await log.append(stream, {
             entries: [patch([{ op: 'replace', path: '/v', value }]), event('odds')],
             document: { v: value },
@@ -228,7 +236,7 @@ describe('retention on a SQLite log', () => {
     const forgotten = await log.head('d0-r0');
     expect([forgotten.seq, forgotten.documentSeq, forgotten.document]).toEqual([81, 0, undefined]);
     const settled = await log.head('d7-r9');
-    expect(settled.document).toEqual({ v: `40:${'7009'.repeat(1000)}`.slice(0, 4096) });
+    expect(settled.document).toEqual({ v: hashedValue(7, 9, 40) });
     expect(await log.read('d7-r9', 0)).toEqual({ ok: false, reason: 'too_old', head: settled });
     const whole = await log.read('d8-r0', 0);
     expect(whole.ok && whole.entries.map((e) => e.seq)).toEqual(Array.from({ length: 81 }, (_, i) => i + 1));

@@ -129,6 +129,35 @@ describe('sqlite checkpoints', () => {
     db.close();
   });
 
+  it('stores patches packed and events as text, and still reads patch rows written as text before', async () => {
+    const db = openDatabase(nextFile());
+    const log = createSqliteEventLog({ db, checkpointEvery: 100 });
+    const prices = Array.from({ length: 40 }, (_, i) => ({ runner: i, price: 4 + i / 10 }));
+    await log.append('r1', { entries: [snapshot({ v: 0, prices })], document: { v: 0, prices }, now: T0 });
+    for (let v = 1; v <= 3; v++) {
+      await log.append('r1', {
+        entries: [
+          patch([{ op: 'replace', path: '/prices', value: prices.map((p) => ({ ...p, v })) }]),
+          event('tick'),
+        ],
+        document: { v: 0, prices: prices.map((p) => ({ ...p, v })) },
+        now: T0,
+      });
+    }
+    const rows = db
+      .prepare('SELECT seq, typeof(entry) AS type, length(entry) AS bytes FROM log_entries ORDER BY seq')
+      .all() as Array<{ seq: number; type: string; bytes: number }>;
+    expect(rows.map((r) => r.type)).toEqual(['text', 'blob', 'text', 'blob', 'text', 'blob', 'text']);
+    const appended = await log.read('r1', 0);
+    // A row of the previous layout: the patch at seq 4 as JSON text.
+    const text = JSON.stringify(appended.ok && appended.entries[3]);
+    expect(rows[3]!.bytes).toBeLessThan(text.length / 2);
+    db.prepare('UPDATE log_entries SET entry = ? WHERE seq = 4').run(text);
+    expect(await log.read('r1', 0)).toEqual(appended);
+    expect((await log.head('r1')).document).toEqual({ v: 0, prices: prices.map((p) => ({ ...p, v: 3 })) });
+    db.close();
+  });
+
   it('checkpoints at once a patch whose replay could order keys differently', async () => {
     const db = openDatabase(nextFile());
     const log = createSqliteEventLog({ db, checkpointEvery: 100 });

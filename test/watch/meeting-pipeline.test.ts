@@ -25,13 +25,13 @@ const meeting = (races: ReturnType<typeof race>[]): Meeting => ({
   races,
 });
 
-function harness() {
+function harness(maxMeetings?: number) {
   const log = createMemoryEventLog();
   const bus = createMemoryBus();
   const seen: LogEntry[] = [];
   bus.subscribe((entries) => seen.push(...entries));
   const clock = createManualClock(Date.parse('2025-07-17T00:00:00Z'));
-  const pipeline = createMeetingPipeline({ log, bus, clock });
+  const pipeline = createMeetingPipeline({ log, bus, clock, maxMeetings });
   return { log, pipeline, seen, clock };
 }
 
@@ -124,5 +124,20 @@ describe('meeting pipeline', () => {
     const second = createMeetingPipeline({ log, bus: createMemoryBus(), clock });
     await second.process([meeting([race(1)])]);
     expect((await log.head('meeting:m1')).seq).toBe(1);
+  });
+
+  it('reads a meeting it no longer holds back from the log: the same list gives nothing, a change one patch', async () => {
+    const h = harness(1);
+    const other = { ...meeting([race(1)]), meeting: 'm2' };
+    await h.pipeline.process([meeting([race(1), race(2)])]);
+    await h.pipeline.process([other]);
+    await h.pipeline.process([meeting([race(1), race(2)])]);
+    expect(h.seen.map((e) => [e.stream, e.seq, e.kind])).toEqual([
+      ['meeting:m1', 1, 'snapshot'],
+      ['meeting:m2', 1, 'snapshot'],
+    ]);
+    await h.pipeline.process([other]);
+    await h.pipeline.process([meeting([race(1), race(2, 'Closed')])]);
+    expect(h.seen.slice(2).map((e) => [e.stream, e.seq, e.kind])).toEqual([['meeting:m1', 2, 'patch']]);
   });
 });

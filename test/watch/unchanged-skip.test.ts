@@ -33,14 +33,17 @@ function variant(n: number): unknown {
   if (n === 4) data.runners.pop();
   return data;
 }
-const bodyOf = (n: number, stamp: number) =>
-  JSON.stringify({
+const bodyOf = (n: number, stamp: number, raceId = RACE) => {
+  const data = variant(n) as { race: { event_id: string } };
+  data.race.event_id = raceId;
+  return JSON.stringify({
     header: { ...real.header, generated_time: new Date(stamp).toISOString() },
     params: real.params,
-    data: variant(n),
+    data,
   });
+};
 
-function harness() {
+function harness(maxRaces?: number) {
   const clock = createManualClock(Date.parse('2025-07-17T00:00:00Z'));
   const bodies: string[] = [];
   const client = createRacingClient({
@@ -61,10 +64,10 @@ function harness() {
     processed.push(payload);
     return pipeline.process(raceId, payload);
   };
-  const skip = createUnchangedSkip(client);
-  const fetch = (n: number, stamp: number) => {
-    bodies.push(bodyOf(n, stamp));
-    return skip.fetch(RACE, {}, process);
+  const skip = createUnchangedSkip(client, maxRaces);
+  const fetch = (n: number, stamp: number, raceId = RACE) => {
+    bodies.push(bodyOf(n, stamp, raceId));
+    return skip.fetch(raceId, {}, process);
   };
   return { fetch, processed, skip, log, clock };
 }
@@ -95,6 +98,18 @@ describe('unchanged-payload skip', () => {
     expect(await h.fetch(4, 5)).toMatchObject({ kind: 'unchanged' });
     expect(h.processed).toHaveLength(4);
     expect(h.skip.counts()).toEqual({ skipped: 1, processed: 4 });
+  });
+
+  it('remembers at most its bound of races: a forgotten one is processed in full and gives no entry', async () => {
+    const h = harness(1);
+    await h.fetch(0, 1);
+    await h.fetch(0, 2, 'other-race');
+    const seq = (await h.log.head(RACE)).seq;
+    expect(await h.fetch(0, 3)).toEqual({ kind: 'unchanged', status: 'Final', dividends: 'final' });
+    expect(h.skip.counts()).toEqual({ skipped: 0, processed: 3 });
+    expect((await h.log.head(RACE)).seq).toBe(seq);
+    expect(await h.fetch(0, 4)).toMatchObject({ kind: 'unchanged' });
+    expect(h.skip.counts()).toEqual({ skipped: 1, processed: 3 });
   });
 
   it('processes again after a rejected payload, even when the data repeats', async () => {

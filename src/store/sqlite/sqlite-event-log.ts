@@ -91,6 +91,13 @@ export const EVENT_LOG_MIGRATIONS = [
   },
 ] as const;
 
+/**
+ * An entry row: JSON text, or for a patch its JSON packed as checkpoints are (a patch of a real race is about
+ * 9 kB of text and 1.6 kB packed: bench/log-bytes.ts). Events stay text: the feed and the outbox read them.
+ */
+type EntryRow = string | Buffer;
+const entryText = (row: EntryRow): string => (typeof row === 'string' ? row : unpackDocument(row));
+
 interface HeadRow {
   epoch: string;
   seq: number;
@@ -125,11 +132,12 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
       'SELECT epoch, seq, document_seq, checkpoint_seq, patches_since FROM log_streams WHERE stream = ?',
     ),
     checkpoint: db.prepare('SELECT document FROM log_checkpoints WHERE stream = ? AND seq = ?').pluck(),
-    // Entry rows start with their kind (stampChange builds them so), which picks the patches out unparsed.
+    // Patches are the packed rows (text rows before packing start with their kind: stampChange builds them
+    // so), which picks them out unparsed.
     patchesBetween: db
       .prepare(
-        `SELECT entry FROM log_entries WHERE stream = ? AND seq > ? AND seq <= ? AND entry LIKE '{"kind":"patch"%'
-         ORDER BY seq`,
+        `SELECT entry FROM log_entries WHERE stream = ? AND seq > ? AND seq <= ?
+         AND (typeof(entry) = 'blob' OR entry LIKE '{"kind":"patch"%') ORDER BY seq`,
       )
       .pluck(),
     oldest: db.prepare('SELECT MIN(seq) FROM log_entries WHERE stream = ?').pluck(),
@@ -188,10 +196,10 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
       throw new EventLogError('corrupt_state', `${stream}: checkpoint ${row.checkpoint_seq} is missing`);
     const base = JSON.parse(unpackDocument(blob));
     if (row.document_seq === row.checkpoint_seq) return base;
-    const texts = sql.patchesBetween.all(stream, row.checkpoint_seq, row.document_seq) as string[];
+    const rows = sql.patchesBetween.all(stream, row.checkpoint_seq, row.document_seq) as EntryRow[];
     return applyPatches(
       base,
-      texts.map((t) => (JSON.parse(t) as { ops: Operation[] }).ops),
+      rows.map((r) => (JSON.parse(entryText(r)) as { ops: Operation[] }).ops),
     );
   };
 
@@ -251,7 +259,7 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
           continue;
         }
         const json = JSON.stringify(entry);
-        sql.insertEntry.run(stream, entry.seq, json);
+        sql.insertEntry.run(stream, entry.seq, entry.kind === 'patch' ? packDocument(json) : json);
         if (entry.kind === 'event') sql.insertFeed.run(json);
         stored.push(JSON.parse(json) as LogEntry);
         if (entry.kind !== 'patch') continue;
@@ -290,13 +298,13 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
       const refused = checkRead(head, oldest ?? undefined, afterSeq, readOpts);
       if (refused) return { ...refused, head: fullHead(stream, row) };
       const rows = sql.entries.all(stream, afterSeq, readOpts.limit ?? -1) as Array<{
-        entry: string;
+        entry: EntryRow;
         document: Buffer | null;
       }>;
       return {
         ok: true,
         entries: rows.map((r) => {
-          const entry = JSON.parse(r.entry) as LogEntry;
+          const entry = JSON.parse(entryText(r.entry)) as LogEntry;
           // A snapshot written before checkpoints keeps its document in its row.
           if (r.document !== null && entry.kind === 'snapshot' && !('document' in entry)) {
             (entry as { document: unknown }).document = JSON.parse(unpackDocument(r.document));

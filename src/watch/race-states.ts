@@ -1,0 +1,79 @@
+/**
+ * What the race pipeline remembers of each race (its document, trust state and money memory) as one value in
+ * one cache bounded in bytes, not by races seen: a race day repeats forever. The least recently used race
+ * goes first when the cache is full, and a settled race (Final with Final dividends, or Abandoned) goes once
+ * its grace period has passed on the race clock. Nothing is lost by an eviction: the document is read back
+ * from the log's head, the trust state resumes from the log (the restart path of trust.ts: held claims start
+ * afresh, which only delays them), and the money memory starts empty (a quieter window, never a false flow).
+ */
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../clock.js';
+import type { MoneyMemory } from './money-flow.js';
+import type { RaceDocument, TrustState } from './track-race.js';
+
+export interface RaceState {
+  document: RaceDocument;
+  /** Absent until resumed from the log or made by a step. */
+  trust?: TrustState;
+  money: MoneyMemory;
+}
+
+export interface RaceStateLimits {
+  /** Most bytes of cached documents (their JSON length). @default DEFAULT_RACE_CACHE_BYTES */
+  maxBytes?: number;
+  /** Race time a settled race stays cached, for late corrections and subscribers. @default SETTLED_GRACE_MS */
+  settledGraceMs?: number;
+}
+
+/**
+ * 64 MiB of document JSON: a real race document with the market members is 20-60 kB, so about 1,500 races,
+ * a whole default day's worth of live and recently settled races with room to spare.
+ */
+export const DEFAULT_RACE_CACHE_BYTES = 64 * 1024 * 1024;
+/** 10 minutes of race time after a race settles. */
+export const SETTLED_GRACE_MS = 10 * 60_000;
+
+/** A race is settled once Final with Final dividends, or Abandoned: nothing more will change it. */
+export function isSettled(document: RaceDocument): boolean {
+  const status = document.race.status;
+  if (status === 'Abandoned') return true;
+  if (status !== 'Final') return false;
+  const dividends = Object.values(document.dividends ?? {}) as Array<{ status?: string }>;
+  return dividends.some((d) => d.status === 'Final');
+}
+
+export interface RaceStates {
+  get(raceId: string): RaceState | undefined;
+  /** Stores a race's state; a settled document starts its grace period (once). */
+  set(raceId: string, state: RaceState): void;
+  delete(raceId: string): void;
+  /** Drops settled races whose grace period has passed. */
+  releaseSettled(): void;
+  /** Races cached and the bytes their documents take. */
+  stats(): { races: number; bytes: number };
+}
+
+export function createRaceStates(clock: Clock, limits: RaceStateLimits = {}): RaceStates {
+  const graceMs = limits.settledGraceMs ?? SETTLED_GRACE_MS;
+  const cache = new LRUCache<string, RaceState>({
+    maxSize: limits.maxBytes ?? DEFAULT_RACE_CACHE_BYTES,
+    sizeCalculation: (state) => Math.max(1, JSON.stringify(state.document).length),
+    // Settled races expire on the race clock, read at every check (no timer, no cached instant).
+    perf: { now: () => clock.now() },
+    ttlResolution: 0,
+    noUpdateTTL: true,
+  });
+  return {
+    get: (raceId) => cache.get(raceId),
+    set(raceId, state) {
+      const settled = isSettled(state.document);
+      const remaining = cache.getRemainingTTL(raceId);
+      // A race already in its grace period keeps its deadline; one that is not settled has none.
+      const ttl = settled ? (remaining > 0 && remaining !== Infinity ? remaining : graceMs) : 0;
+      cache.set(raceId, state, { ttl, noUpdateTTL: false });
+    },
+    delete: (raceId) => void cache.delete(raceId),
+    releaseSettled: () => void cache.purgeStale(),
+    stats: () => ({ races: cache.size, bytes: cache.calculatedSize }),
+  };
+}
