@@ -5,8 +5,10 @@
  * real payload. Runner records come from the real one (runner-record.ts); favourite and mover are full
  * entrant records as in the real payload.
  */
+
+import { betRecord } from './bet-record.js';
 import { BIG_BET, type SimBet } from './bets.js';
-import { betRecord, raceRecord } from './event-records.js';
+import { raceRecord } from './event-records.js';
 import type { RaceState, RaceStatic, RunnerState, RunnerStatic } from './model.js';
 import { moneyTracker } from './money.js';
 import { iso, isoNano } from './payloads.js';

@@ -147,22 +147,25 @@ describe('the with_* options of /events, by their official names', () => {
     expect(times.every((x) => x <= t)).toBe(true);
     for (const b of [...d.live_bets, ...d.big_bets, d.biggest_bet] as Bet[]) {
       expect(Object.keys(b)).toEqual(['title', 'description', 'stake', 'legs', 'place_time', 'place_odds']);
-      const leg = b.legs[0] as { race: Rec; selections: { position: number; entrants: Rec[] }[] };
-      expect(Object.keys(leg.race).slice(0, 4)).toEqual([
-        'meeting_name',
-        'race_name',
-        'race_number',
-        'product_type_name',
-      ]);
-      expect(leg.selections.map((s) => s.position)).toEqual(b.description.map((_, i) => i + 1));
-      for (const s of leg.selections) {
-        expect(Object.keys(s.entrants[0] as Rec)).toEqual([
-          'entrant_id',
-          'entrant_name',
-          'entrant_number',
-          'entrant_barrier',
+      for (const leg of b.legs as {
+        race: Rec;
+        selections: { position: number; entrants: Rec[] }[] | null;
+      }[]) {
+        expect(Object.keys(leg.race).slice(0, 4)).toEqual([
+          'meeting_name',
+          'race_name',
+          'race_number',
+          'product_type_name',
         ]);
-        expect((s.entrants[0] as { entrant_id: number[] }).entrant_id).toHaveLength(16);
+        for (const s of leg.selections ?? []) {
+          for (const e of s.entrants)
+            expect(Object.keys(e)).toEqual([
+              'entrant_id',
+              'entrant_name',
+              'entrant_number',
+              'entrant_barrier',
+            ]);
+        }
       }
     }
     expect((d.big_bets as Bet[]).every((b) => b.stake >= 500)).toBe(true);
@@ -189,7 +192,7 @@ describe('the with_* options of /events, by their official names', () => {
     expect(near).toBeGreaterThan(0.6);
     // On the shorter half of the field more often than not.
     const shorter = share(
-      big.filter((x) => x.bet.product === 'Win'),
+      big.filter((x) => x.bet.product === 'Fixed Win'),
       (x) => {
         const prices = [...sim.world.stateAt(x.race.id, x.bet.at).state.runners.values()]
           .map((s) => s.fixedWin)
@@ -212,7 +215,11 @@ describe('the with_* options of /events, by their official names', () => {
           if (
             bets.some(
               (b) =>
-                b.big && b.product === 'Win' && b.odds === before && b.at < f.at && b.at >= f.at - 90_000,
+                b.big &&
+                b.product === 'Fixed Win' &&
+                b.odds === before &&
+                b.at < f.at &&
+                b.at >= f.at - 90_000,
             )
           )
             followed++;

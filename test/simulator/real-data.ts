@@ -166,3 +166,23 @@ export function sizeFigures(payloads: { data: Rec; bytes: number }[]) {
     ),
   };
 }
+
+/**
+ * What issue 22 measured in a second real Final payload (a 7-runner race with its bets on), which the
+ * project does not ship: these figures are typed in from the issue, not computed, and docs/simulator.md
+ * says which statistics rest on this one payload alone.
+ */
+export const SECOND_REAL_FINAL = {
+  bets: 15,
+  /** Bets whose legs all have `selections: null` (singles and the Multi). */
+  selectionsNull: 11,
+  titles: ['Fixed Win', 'Top 3', 'Same Race Multi', 'Fixed Quinella', 'Multi', 'Pool Quadrella'],
+  /** Bets with a leg on another race of the meeting: the Multi (races 4, 5, 2, 3) and the Pool Quadrella. */
+  otherRaceBets: 2,
+  multiLegs: [4, 5, 2, 3],
+  tips: 6,
+  tipsOutsideField: 3,
+  runners: 7,
+  resultsListed: 4,
+  dividendOrder: 'IFIFFFFIIIFIIF',
+} as const;
