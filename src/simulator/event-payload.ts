@@ -11,6 +11,7 @@ import { BIG_BET, type SimBet } from './bets.js';
 import { raceRecord } from './event-records.js';
 import type { RaceState, RaceStatic, RunnerState, RunnerStatic } from './model.js';
 import { moneyTracker } from './money.js';
+import { type Outsider, outsideMoverFrom, outsiderRecord, outsidersOf, tipsOf } from './outsiders.js';
 import { iso, isoNano } from './payloads.js';
 import { staticRunners } from './runner-record.js';
 import { silkUrl } from './silks.js';
@@ -149,7 +150,10 @@ export function eventData(input: EventInput): Record<string, unknown> {
   const tote = pricesAt(seed, race, state, t);
   const prices = tote?.prices ?? new Map();
   const fav = favourite(race, state);
-  const move = mover(race, state);
+  // From its time on, the race's mover is an entrant outside the field, and no runner is flagged.
+  const outsideFrom = outsideMoverFrom(seed, race, state.startTime);
+  const outsideMover = outsideFrom !== null && Math.min(t, state.closedAt ?? t) >= outsideFrom;
+  const move = outsideMover ? undefined : mover(race, state);
   const bases = staticRunners(seed, race);
   const runners = race.runners.map((r, i) =>
     runnerRecord(
@@ -164,8 +168,9 @@ export function eventData(input: EventInput): Record<string, unknown> {
     const rec = r ? runners[race.runners.indexOf(r)] : undefined;
     return rec ? Object.fromEntries(Object.entries(rec).filter(([k]) => !RUNNER_ONLY.has(k))) : null;
   };
+  const field = live(race, state);
   const data: Record<string, unknown> = {
-    race: raceRecord(race, state, live(race, state), input.silkBase),
+    race: raceRecord(race, state, field, input.silkBase, tipsOf(seed, race, field)),
   };
   if (state.results) {
     const byId = new Map(race.runners.map((r) => [r.entrantId, r]));
@@ -197,10 +202,14 @@ export function eventData(input: EventInput): Record<string, unknown> {
     }));
   }
   data.substitutions = substitutions(race, prices);
-  data.favourite = entrant(fav);
+  // The favourite record says favourite: false, as the real one (its runner in `runners` says true).
+  const favRecord = entrant(fav);
+  data.favourite = favRecord && { ...favRecord, favourite: false };
   data.runners = runners;
   data.derivatives = null;
-  data.mover = entrant(move);
+  data.mover = outsideMover
+    ? outsiderRecord(entrant(race.runners[0]) ?? {}, outsidersOf(seed, race)[0] as Outsider)
+    : entrant(move);
   Object.assign(data, betsMembers(input));
   data.money_tracker = opts.moneyTracker ? moneyTracker(seed, race, state, t) : null;
   data.tote_pools = totePools(race, state, tote?.tick ?? null, prices, opts);

@@ -58,7 +58,13 @@ function videoMeta(race: RaceStatic, start: number): unknown {
 
 const startString = (ms: number) => `${iso(ms).replace('T', ' ').slice(0, 19)} +0000 UTC`;
 
-export function raceRecord(race: RaceStatic, state: RaceState, live: RunnerStatic[], silkBase: string) {
+export function raceRecord(
+  race: RaceStatic,
+  state: RaceState,
+  live: RunnerStatic[],
+  silkBase: string,
+  tips: string[],
+) {
   const m = race.meeting;
   const actual = state.actualStart === null ? 0 : Math.floor(state.actualStart / 1000);
   return {
@@ -91,7 +97,7 @@ export function raceRecord(race: RaceStatic, state: RaceState, live: RunnerStati
     positions_paid: race.positionsPaid,
     video_channels: (m.extras.values.video_channels as string[] | undefined) ?? ['Trackside1'],
     video_channels_meta: videoMeta(race, state.startTime),
-    tips: live.slice(0, 6).map((r) => r.entrantId),
+    tips,
     ...(state.protest ? { protest: true, protest_reason: state.protest.reason } : {}),
   };
 }
