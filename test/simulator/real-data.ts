@@ -184,5 +184,4 @@ export const SECOND_REAL_FINAL = {
   tipsOutsideField: 3,
   runners: 7,
   resultsListed: 4,
-  dividendOrder: 'IFIFFFFIIIFIIF',
 } as const;
