@@ -16,6 +16,7 @@ const load = (name: string) =>
 export const realEvent = () => load('event-final-awapuni.json');
 export const realMeetings = () => load('meetings-day.json');
 export const realRacesList = () => load('races-list.json');
+export const realMeetingDetail = () => load('meeting-detail.json');
 
 export const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export const share = <T>(xs: readonly T[], pred: (x: T) => boolean) => xs.filter(pred).length / xs.length;
