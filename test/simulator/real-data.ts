@@ -186,3 +186,12 @@ export const SECOND_REAL_FINAL = {
   runners: 7,
   resultsListed: 4,
 } as const;
+
+/** Runs of equal statuses in dividend rows over the runs a random order of them would have (1: no order). */
+export function interleaving(dividends: readonly { status: string }[]): number {
+  const s = dividends.map((d) => d.status[0]).join('');
+  const runs = [...s].filter((c, i) => i === 0 || c !== s[i - 1]).length;
+  const i = [...s].filter((c) => c === 'I').length;
+  const f = s.length - i;
+  return runs / (1 + (2 * i * f) / s.length);
+}

@@ -1,20 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARTIAL_RESULTS } from '../../src/simulator/event-payload.js';
 import { createSimulator, type Simulator } from '../../src/simulator/index.js';
-import { expectNear, expectWithin, mean, realEvent, SECOND_REAL_FINAL } from './measure.js';
+import { expectNear, expectWithin, interleaving, mean, realEvent, SECOND_REAL_FINAL } from './measure.js';
 import { eventsAt } from './sim-stats.js';
 import { DAY, settableClock } from './support.js';
 
 type Rec = Record<string, unknown>;
-
-/** Runs of equal statuses in the dividend rows over the runs a random order of them would have. */
-function interleaving(dividends: { status: string }[]): number {
-  const s = dividends.map((d) => d.status[0]).join('');
-  const runs = s.split('').filter((c, i) => i === 0 || c !== s[i - 1]).length;
-  const i = [...s].filter((c) => c === 'I').length;
-  const f = s.length - i;
-  return runs / (1 + (2 * i * f) / s.length);
-}
 
 describe('results and dividends, as the real Final payloads list them', () => {
   const clock = settableClock(Date.parse(`${DAY}T00:00:00Z`));
