@@ -1,11 +1,13 @@
 /**
  * The long run of the fault fuzz (test/fuzz/fault-fuzz.ts): seeded faulty race days until the time is up.
  *   npm run fuzz -- --minutes N [--seed S]
- * Prints each failure, a summary with the confirmation latency, and last a line `N passed, N failed`.
+ * Prints each failure, a summary with the confirmation latency, how many payloads served each real
+ * structure of issue 22 (0 included), and last a line `N passed, N failed`.
  * Exit code 1 when any case failed.
  */
 import { parseArgs } from 'node:util';
 import { runCase } from '../test/fuzz/fault-fuzz.js';
+import { noStructures, type Structure } from '../test/fuzz/structures.js';
 
 const { values } = parseArgs({
   options: { minutes: { type: 'string', default: '1' }, seed: { type: 'string', default: '1' } },
@@ -23,6 +25,7 @@ let failed = 0;
 let payloads = 0;
 let events = 0;
 let faults = 0;
+const served = noStructures();
 const firstSight: number[] = [];
 const confirmed: number[] = [];
 for (let seed = first; Date.now() < until; seed++) {
@@ -30,6 +33,7 @@ for (let seed = first; Date.now() < until; seed++) {
   payloads += result.payloads;
   events += result.events;
   faults += result.faults;
+  for (const [name, n] of Object.entries(result.served)) served[name as Structure] += n;
   firstSight.push(...result.latency.firstSight);
   confirmed.push(...result.latency.confirmed);
   if (result.failures.length === 0) passed++;
@@ -53,6 +57,11 @@ console.log(
 );
 console.log(
   `latency, confirmed first (withdrawn prices, amended placings): median ${s(quantile(confirmed, 0.5))}, p95 ${s(quantile(confirmed, 0.95))} (${confirmed.length})`,
+);
+console.log(
+  `payloads served with each real structure: ${Object.entries(served)
+    .map(([name, n]) => `${name} ${n}`)
+    .join('; ')}`,
 );
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

@@ -130,7 +130,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
         // The real echo names it will_pays although the query parameter is with_will_pays.
         will_pays: opts.willPays,
         with_tote_trends_data: opts.toteTrends,
-        ...(q.bet_type_filter !== undefined ? { bet_type_filter: q.bet_type_filter } : {}),
+        // Echoed as "" when not sent (issue 22's second real payload).
+        bet_type_filter: q.bet_type_filter ?? '',
         bets_limit: BETS_LIMIT,
       },
       data: entry.data,

@@ -1,6 +1,7 @@
 /**
- * Bets placed on a race, drawn once per race from its story. The real payloads have no bets (the options
- * were off), so this is a model, shaped by the description's Bet record:
+ * Bets placed on a race, drawn once per race from its story, with the real bets' products and structures
+ * (issue 22's measurement of a real Final payload: Fixed Win, Top 3, Same Race Multi, Fixed Quinella, a
+ * Multi with legs on the meeting's other races, a Pool Quadrella whose selections are its legs):
  * - live bets: a stream that follows the tote's money curve (mostly in the last minutes), stakes
  *   log-normal around $40;
  * - big bets ($500 and up, Pareto tail to $50k): a background stream on the same curve, plus "money that
@@ -15,36 +16,56 @@ import type { RaceStatic, TimedChange } from './model.js';
 import { type Rng, rngFor } from './rng.js';
 import { moneyIn, TOTE_OPENS } from './tote.js';
 
+export type BetTitle =
+  | 'Fixed Win'
+  | 'Top 3'
+  | 'Same Race Multi'
+  | 'Fixed Quinella'
+  | 'Multi'
+  | 'Pool Quadrella';
+
+/** A leg of a bet over several races: the race (by number) and its selections there. */
+export interface SimLeg {
+  raceNumber: number;
+  entrantIds: string[];
+}
+
 export interface SimBet {
   at: number;
   stake: number;
-  product: 'Win' | 'Place' | 'Each Way' | 'Quinella' | 'Trifecta' | 'First Four';
-  /** Selections in finishing order (one for win, place and each way). */
+  product: BetTitle;
+  /** Selections in this race, in order (one for Fixed Win, Top 3 and a Multi's leg here). */
   entrantIds: string[];
-  /** Fixed price taken (win price for win and each way, place price for place), 0 for tote exotics. */
+  /** Multi and Pool Quadrella: every leg in the bet's order, this race's among them; empty otherwise. */
+  legs: SimLeg[];
+  /** Fixed price taken (win price, place price for Top 3, the legs' product for multis), 0 on the tote. */
   odds: number;
+  /** Entrant ids as the description's 16 integers instead of the real uuid strings (1 bet in 8). */
+  idBytes: boolean;
   big: boolean;
 }
 
 /** A bet before its runners are picked (or with its runner and price, for a bet that moves the market). */
-type Draft = Omit<SimBet, 'odds' | 'entrantIds'> & { entrantId?: string; odds?: number };
+type Draft = Omit<SimBet, 'odds' | 'entrantIds' | 'legs' | 'idBytes'> & { entrantId?: string; odds?: number };
 
 export const BIG_BET = 500;
-const PRODUCTS: [SimBet['product'], number][] = [
-  ['Win', 0.5],
-  ['Each Way', 0.15],
-  ['Place', 0.15],
-  ['Quinella', 0.08],
-  ['Trifecta', 0.07],
-  ['First Four', 0.05],
+/** Products, as the real titles; a Pool Quadrella only on the races of the meeting's quaddie. */
+const PRODUCTS: [BetTitle, number][] = [
+  ['Fixed Win', 0.45],
+  ['Top 3', 0.15],
+  ['Same Race Multi', 0.12],
+  ['Fixed Quinella', 0.1],
+  ['Multi', 0.12],
+  ['Pool Quadrella', 0.06],
 ];
-const LEGS: Record<SimBet['product'], number> = {
-  Win: 1,
-  Place: 1,
-  'Each Way': 1,
-  Quinella: 2,
-  Trifecta: 3,
-  'First Four': 4,
+/** Selections in this race (at most: a Same Race Multi takes 2-3, a Pool Quadrella leg 1-2). */
+const PICKS: Record<BetTitle, number> = {
+  'Fixed Win': 1,
+  'Top 3': 1,
+  'Same Race Multi': 3,
+  'Fixed Quinella': 2,
+  Multi: 1,
+  'Pool Quadrella': 2,
 };
 
 function weighted<T>(rng: Rng, items: [T, number][]): T {
@@ -75,13 +96,14 @@ export function betsOf(
   if (!Number.isFinite(end)) return [];
   const rng = rngFor(seed, 'bets', race.id);
   const drafts: Draft[] = [];
+  const products = productsOf(race);
   const live = Math.round(60 * race.poolScale * rng.range(0.7, 1.3));
   for (let i = 0; i < live; i++) {
     const stake = Math.max(5, Math.round(Math.exp(Math.log(40) + rng.normal() * 1.1) / 5) * 5);
     drafts.push({
       at: moneyTime(rng, life.start, end),
       stake,
-      product: weighted(rng, PRODUCTS),
+      product: weighted(rng, products),
       big: stake >= BIG_BET,
     });
   }
@@ -90,7 +112,7 @@ export function betsOf(
     drafts.push({
       at: moneyTime(rng, life.start, end),
       ...bigStake(rng),
-      product: weighted(rng, PRODUCTS),
+      product: weighted(rng, products),
       big: true,
     });
   // Money that moves the market: a big win bet before a firm of 8 % or more late in the market.
@@ -106,7 +128,7 @@ export function betsOf(
       drafts.push({
         at: c.at - rng.int(5, 90) * 1000,
         ...bigStake(rng),
-        product: 'Win',
+        product: 'Fixed Win',
         big: true,
         entrantId: id,
         odds: before,
@@ -120,6 +142,53 @@ export function betsOf(
 const bigStake = (rng: Rng) => ({
   stake: Math.min(50_000, Math.round(BIG_BET / (1 - rng.next()) ** (1 / 1.6) / 50) * 50),
 });
+
+/** The legs of the meeting's quaddie this race is on (early quaddie or quaddie), else none. */
+const quaddieOf = (race: RaceStatic) =>
+  [race.meeting.earlyQuaddie, race.meeting.quaddie].find((q) => q.includes(race.raceNumber)) ?? [];
+
+/** The race's products: a Pool Quadrella needs a quaddie leg here, a Multi another race at the meeting. */
+function productsOf(race: RaceStatic): [BetTitle, number][] {
+  return PRODUCTS.filter(
+    ([p]) =>
+      (p !== 'Pool Quadrella' || quaddieOf(race).length > 1) &&
+      (p !== 'Multi' || race.meeting.races.length > 1),
+  );
+}
+
+/** Runners of another race of the meeting, picked by their opening chance. */
+function pickElsewhere(rng: Rng, race: RaceStatic, n: number): string[] {
+  const left = race.runners.map((r): [string, number] => [r.entrantId, (1 / r.openWin) ** 0.8]);
+  const picks: string[] = [];
+  while (picks.length < Math.min(n, left.length)) {
+    const id = weighted(
+      rng,
+      left.filter(([e]) => !picks.includes(e)),
+    );
+    picks.push(id);
+  }
+  return picks;
+}
+
+/**
+ * The legs of a bet over several races, in the bet's order (the real Multi's legs were races 4, 5, 2, 3):
+ * a Multi on this race and one to three other races of the meeting, one runner each; a Pool Quadrella on
+ * the quaddie's races in order, one or two runners a leg.
+ */
+function legsOf(rng: Rng, race: RaceStatic, product: BetTitle, here: string[]): SimLeg[] {
+  const byNumber = new Map(race.meeting.races.map((r) => [r.raceNumber, r]));
+  const leg = (n: number, count: number): SimLeg =>
+    n === race.raceNumber
+      ? { raceNumber: n, entrantIds: here }
+      : { raceNumber: n, entrantIds: pickElsewhere(rng, byNumber.get(n) as RaceStatic, count) };
+  if (product === 'Pool Quadrella') return quaddieOf(race).map((n) => leg(n, rng.int(1, 2)));
+  if (product !== 'Multi') return [];
+  const others = rng.shuffle(
+    race.meeting.races.filter((r) => r !== race && !r.abandoned).map((r) => r.raceNumber),
+  );
+  const numbers = rng.shuffle([race.raceNumber, ...others.slice(0, rng.int(1, 3))]);
+  return numbers.map((n) => leg(n, 1));
+}
 
 /** Picks runners by their chance at the time of each bet and records the price taken. */
 function priceAndPick(rng: Rng, race: RaceStatic, story: readonly TimedChange[], drafts: Draft[]): SimBet[] {
@@ -139,8 +208,12 @@ function priceAndPick(rng: Rng, race: RaceStatic, story: readonly TimedChange[],
     const given = d.entrantId === undefined ? undefined : index.get(d.entrantId);
     if (given !== undefined && out[given]) continue;
     const picks: number[] = given === undefined ? [] : [given];
-    const legs = Math.min(LEGS[d.product], out.filter((x) => !x).length);
-    while (picks.length < legs) {
+    const wanted =
+      d.product === 'Same Race Multi' || d.product === 'Pool Quadrella'
+        ? rng.int(PICKS[d.product] - 1, PICKS[d.product])
+        : PICKS[d.product];
+    const count = Math.min(wanted, out.filter((x) => !x).length);
+    while (picks.length < count) {
       const left: [number, number][] = [];
       for (let j = 0; j < price.length; j++) {
         if (!out[j] && !picks.includes(j)) left.push([j, (1 / (price[j] as number)) ** 0.8]);
@@ -148,22 +221,44 @@ function priceAndPick(rng: Rng, race: RaceStatic, story: readonly TimedChange[],
       picks.push(weighted(rng, left));
     }
     if (picks.length === 0) continue;
-    const win = price[picks[0] as number] as number;
-    const odds =
-      d.odds ??
-      (d.product === 'Win' || d.product === 'Each Way'
-        ? win
-        : d.product === 'Place'
-          ? placeOf(win, race.positionsPaid)
-          : 0);
+    const entrantIds = picks.map((j) => (race.runners[j] as { entrantId: string }).entrantId);
+    const legs = legsOf(rng, race, d.product, entrantIds);
+    const wins = picks.map((j) => price[j] as number);
     bets.push({
       at: d.at,
       stake: d.stake,
       product: d.product,
-      entrantIds: picks.map((j) => (race.runners[j] as { entrantId: string }).entrantId),
-      odds: Math.round(odds * 100) / 100,
+      entrantIds,
+      legs,
+      odds: Math.round((d.odds ?? oddsOf(race, d.product, wins, legs)) * 100) / 100,
+      idBytes: rng.chance(1 / 8),
       big: d.big,
     });
   }
   return bets;
+}
+
+/** The fixed price a bet takes: win, place, the product of its legs' prices (other races at their opening). */
+function oddsOf(race: RaceStatic, product: BetTitle, wins: number[], legs: SimLeg[]): number {
+  const first = wins[0] as number;
+  const openOf = new Map(
+    legs
+      .filter((l) => l.raceNumber !== race.raceNumber)
+      .flatMap((l) => race.meeting.races.find((r) => r.raceNumber === l.raceNumber)?.runners ?? [])
+      .map((r) => [r.entrantId, r.openWin]),
+  );
+  switch (product) {
+    case 'Fixed Win':
+      return first;
+    case 'Top 3':
+      return placeOf(first, race.positionsPaid);
+    case 'Same Race Multi':
+      return wins.slice(1).reduce((a, w) => a * placeOf(w, race.positionsPaid), first);
+    case 'Fixed Quinella':
+      return Math.max(1.5, (first * (wins[1] ?? first)) / 2);
+    case 'Multi':
+      return legs.reduce((a, l) => a * (openOf.get(l.entrantIds[0] as string) ?? first), 1);
+    case 'Pool Quadrella':
+      return 0;
+  }
 }

@@ -6,10 +6,13 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** Prices on a betting ladder: 0.1 steps to 4, 0.5 to 10, 1 to 30, 5 beyond. */
+/**
+ * Prices on the real betting ladder: 0.05 steps to 3, 0.1 to 5, 0.5 to 10, 1 to 50, 5 beyond. The real
+ * prices fix it: 2.35 and 2.45 (issue 22's second payload), 4.2 and 4.6, 5.5 to 8.5 by halves, 13, 31, 41.
+ */
 export function ladder(p: number): number {
   const x = Math.min(501, Math.max(1.1, p));
-  const step = x < 4 ? 0.1 : x < 10 ? 0.5 : x < 30 ? 1 : 5;
+  const step = x < 3 ? 0.05 : x < 5 ? 0.1 : x < 10 ? 0.5 : x < 50 ? 1 : 5;
   return Math.round(Math.round(x / step) * step * 100) / 100;
 }
 

@@ -5,11 +5,15 @@
  * real payload. Runner records come from the real one (runner-record.ts); favourite and mover are full
  * entrant records as in the real payload.
  */
+
+import { betRecord } from './bet-record.js';
 import { BIG_BET, type SimBet } from './bets.js';
-import { betRecord, raceRecord } from './event-records.js';
-import type { RaceState, RaceStatic, RunnerState, RunnerStatic } from './model.js';
+import { raceRecord } from './event-records.js';
+import type { RaceState, RaceStatic, ResultRow, RunnerState, RunnerStatic } from './model.js';
 import { moneyTracker } from './money.js';
+import { type Outsider, outsideMoverFrom, outsiderRecord, outsidersOf, tipsOf } from './outsiders.js';
 import { iso, isoNano } from './payloads.js';
+import { rngFor } from './rng.js';
 import { staticRunners } from './runner-record.js';
 import { silkUrl } from './silks.js';
 import { pricesAt } from './tote.js';
@@ -142,12 +146,47 @@ function betsMembers(input: EventInput) {
   };
 }
 
+/**
+ * The results as the real payloads list them: every starter with margins (Awapuni), or, in half the races
+ * (the second real Final: the top 4 of 7), only the top four with every margin_length 0 and no
+ * positional_margin.
+ */
+function resultRecords(seed: number, race: RaceStatic, rows: readonly ResultRow[]) {
+  const byId = new Map(race.runners.map((r) => [r.entrantId, r]));
+  const partial = rngFor(seed, 'results-listed', race.id).chance(0.5);
+  return rows
+    .filter((row) => !partial || row.position <= PARTIAL_RESULTS)
+    .map((row) => {
+      const r = byId.get(row.entrantId) as RunnerStatic;
+      return {
+        position: row.position,
+        name: r.name,
+        barrier: r.barrier,
+        runner_number: r.number,
+        margin_length: partial ? 0 : row.marginLength,
+        ...(row.position === 1
+          ? { winning_time: row.timeRan }
+          : partial
+            ? {}
+            : { positional_margin: row.positionalMargin }),
+        entrant_id: r.entrantId,
+        ...(row.position === 1 ? { time_ran: row.timeRan } : {}),
+      };
+    });
+}
+
+/** Rows a partial result list keeps (the second real Final lists the top 4 of 7). */
+export const PARTIAL_RESULTS = 4;
+
 export function eventData(input: EventInput): Record<string, unknown> {
   const { seed, race, state, t, opts } = input;
   const tote = pricesAt(seed, race, state, t);
   const prices = tote?.prices ?? new Map();
   const fav = favourite(race, state);
-  const move = mover(race, state);
+  // From its time on, the race's mover is an entrant outside the field, and no runner is flagged.
+  const outsideFrom = outsideMoverFrom(seed, race, state.startTime);
+  const outsideMover = outsideFrom !== null && Math.min(t, state.closedAt ?? t) >= outsideFrom;
+  const move = outsideMover ? undefined : mover(race, state);
   const bases = staticRunners(seed, race);
   const runners = race.runners.map((r, i) =>
     runnerRecord(
@@ -162,25 +201,11 @@ export function eventData(input: EventInput): Record<string, unknown> {
     const rec = r ? runners[race.runners.indexOf(r)] : undefined;
     return rec ? Object.fromEntries(Object.entries(rec).filter(([k]) => !RUNNER_ONLY.has(k))) : null;
   };
+  const field = live(race, state);
   const data: Record<string, unknown> = {
-    race: raceRecord(race, state, live(race, state), input.silkBase),
+    race: raceRecord(race, state, field, input.silkBase, tipsOf(seed, race, field)),
   };
-  if (state.results) {
-    const byId = new Map(race.runners.map((r) => [r.entrantId, r]));
-    data.results = state.results.map((row) => {
-      const r = byId.get(row.entrantId) as RunnerStatic;
-      return {
-        position: row.position,
-        name: r.name,
-        barrier: r.barrier,
-        runner_number: r.number,
-        margin_length: row.marginLength,
-        ...(row.position === 1 ? { winning_time: row.timeRan } : { positional_margin: row.positionalMargin }),
-        entrant_id: r.entrantId,
-        ...(row.position === 1 ? { time_ran: row.timeRan } : {}),
-      };
-    });
-  }
+  if (state.results) data.results = resultRecords(seed, race, state.results);
   if (state.dividends.length > 0) {
     data.dividends = state.dividends.map((d) => ({
       id: d.id,
@@ -195,10 +220,14 @@ export function eventData(input: EventInput): Record<string, unknown> {
     }));
   }
   data.substitutions = substitutions(race, prices);
-  data.favourite = entrant(fav);
+  // The favourite record says favourite: false, as the real one (its runner in `runners` says true).
+  const favRecord = entrant(fav);
+  data.favourite = favRecord && { ...favRecord, favourite: false };
   data.runners = runners;
   data.derivatives = null;
-  data.mover = entrant(move);
+  data.mover = outsideMover
+    ? outsiderRecord(entrant(race.runners[0]) ?? {}, outsidersOf(seed, race)[0] as Outsider)
+    : entrant(move);
   Object.assign(data, betsMembers(input));
   data.money_tracker = opts.moneyTracker ? moneyTracker(seed, race, state, t) : null;
   data.tote_pools = totePools(race, state, tote?.tick ?? null, prices, opts);

@@ -1,11 +1,10 @@
 /**
- * Records of /events beside the runners: the race record (the real one as a template, `protest` and
- * `protest_reason` only once a protest is decided, as in the real list) and the description's Bet record.
+ * The race record of /events: the real one as a template with this race's values (`protest` and
+ * `protest_reason` only once a protest is decided, as in the real list).
  */
-import type { SimBet } from './bets.js';
 import { templates } from './data.js';
 import type { RaceState, RaceStatic, RunnerStatic } from './model.js';
-import { iso, isoNano, nzClock } from './payloads.js';
+import { iso, nzClock } from './payloads.js';
 import { rngFor } from './rng.js';
 import { spriteUrl } from './silks.js';
 
@@ -59,7 +58,13 @@ function videoMeta(race: RaceStatic, start: number): unknown {
 
 const startString = (ms: number) => `${iso(ms).replace('T', ' ').slice(0, 19)} +0000 UTC`;
 
-export function raceRecord(race: RaceStatic, state: RaceState, live: RunnerStatic[], silkBase: string) {
+export function raceRecord(
+  race: RaceStatic,
+  state: RaceState,
+  live: RunnerStatic[],
+  silkBase: string,
+  tips: string[],
+) {
   const m = race.meeting;
   const actual = state.actualStart === null ? 0 : Math.floor(state.actualStart / 1000);
   return {
@@ -92,53 +97,7 @@ export function raceRecord(race: RaceStatic, state: RaceState, live: RunnerStati
     positions_paid: race.positionsPaid,
     video_channels: (m.extras.values.video_channels as string[] | undefined) ?? ['Trackside1'],
     video_channels_meta: videoMeta(race, state.startTime),
-    tips: live.slice(0, 6).map((r) => r.entrantId),
+    tips,
     ...(state.protest ? { protest: true, protest_reason: state.protest.reason } : {}),
-  };
-}
-
-/** The 16 bytes of a uuid: the description types a bet's entrant_id as an array of integers. */
-const uuidBytes = (id: string) =>
-  (id.replace(/-/g, '').match(/../g) ?? []).map((h) => Number.parseInt(h, 16));
-
-export function betRecord(race: RaceStatic, bet: SimBet) {
-  const byId = new Map(race.runners.map((r) => [r.entrantId, r]));
-  const picks = bet.entrantIds.map((id) => byId.get(id) as RunnerStatic);
-  const single = picks.length === 1 ? (picks[0] as RunnerStatic) : undefined;
-  return {
-    title: bet.product,
-    description: picks.map((r) => `${r.name} (${r.barrier})`),
-    stake: bet.stake,
-    legs: [
-      {
-        race: {
-          meeting_name: race.meeting.name,
-          race_name: race.name,
-          race_number: race.raceNumber,
-          product_type_name: bet.product,
-          ...(single
-            ? {
-                entrant_id: uuidBytes(single.entrantId),
-                entrant_name: single.name,
-                entrant_number: single.number,
-                barrier_number: single.barrier,
-              }
-            : {}),
-        },
-        selections: picks.map((r, i) => ({
-          position: i + 1,
-          entrants: [
-            {
-              entrant_id: uuidBytes(r.entrantId),
-              entrant_name: r.name,
-              entrant_number: r.number,
-              entrant_barrier: r.barrier,
-            },
-          ],
-        })),
-      },
-    ],
-    place_time: isoNano(bet.at),
-    place_odds: bet.odds,
   };
 }

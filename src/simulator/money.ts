@@ -9,6 +9,7 @@
  * smoothly from tick to tick as a cumulative tracker does.
  */
 import type { RaceState, RaceStatic } from './model.js';
+import { outsidersOf } from './outsiders.js';
 import { rngFor } from './rng.js';
 import { moneyIn, toteTick } from './tote.js';
 
@@ -38,7 +39,7 @@ const TICK_NOISE = 0.05;
 
 const rowCache = new Map<string, Row[]>();
 
-/** The race's rows in their stable order: each runner in most markets, and one to three foreign entrants. */
+/** The race's rows in their stable order: each runner in most markets, and the race's 3-5 outsiders. */
 function rowsOf(seed: number, race: RaceStatic): Row[] {
   const key = `${seed}|${race.id}`;
   let rows = rowCache.get(key);
@@ -49,8 +50,8 @@ function rowsOf(seed: number, race: RaceStatic): Row[] {
     for (const [, weight] of MARKETS)
       if (rng.chance(0.92)) rows?.push({ entrantId: r.entrantId, weight, runner });
   });
-  for (let i = rng.int(1, 3); i > 0; i--)
-    rows.push({ entrantId: rng.uuid(), weight: rng.range(0, 0.15), runner: -1 });
+  for (const o of outsidersOf(seed, race))
+    rows.push({ entrantId: o.entrantId, weight: rng.range(0, 0.15), runner: -1 });
   rng.shuffle(rows);
   rowCache.set(key, rows);
   if (rowCache.size > 500) rowCache.delete(rowCache.keys().next().value as string);

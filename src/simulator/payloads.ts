@@ -93,7 +93,21 @@ export function meetingRecord(
       club_mnemonic: '',
       jetbet_track_name: meeting.name,
       sell_date: iso(meeting.date).slice(0, 10),
+      // The fixed-odds-betting members as the real meeting has them: empty on a meeting that is not one.
+      fob_mnemonic: '',
+      fob_sell_date: '',
+      fob_close_date: '',
+      fob_complete_date: '',
+      fob_club_day: 0,
       meeting_date: iso(meeting.date).slice(0, 10),
+      // The real (Australian) meeting says INTL; an NZ track's code is modelled from its name.
+      track_mnemonic:
+        meeting.country === 'NZ'
+          ? meeting.name
+              .replace(/[^A-Za-z]/g, '')
+              .slice(0, 4)
+              .toUpperCase()
+          : 'INTL',
       is_fob_meeting: false,
       meeting_type: '',
     });

@@ -80,8 +80,9 @@ function apply(state: RaceState, c: TimedChange): void {
       state.results = c.results ?? state.results;
       return;
     case 'dividends':
-      // Interim rows stay beside the Final ones, as in the real data.
-      state.dividends = [...state.dividends, ...(c.dividends ?? [])];
+      // Interim rows stay beside the Final ones, interleaved in no fixed order as in the real data
+      // (IFIFFFFIIIFIIF): ordered by their ids, which are random.
+      state.dividends = [...state.dividends, ...(c.dividends ?? [])].sort((a, b) => (a.id < b.id ? -1 : 1));
       return;
   }
 }

@@ -11,6 +11,15 @@ describe('fault fuzz (short)', () => {
     expect(results.flatMap((r) => r.failures)).toEqual([]);
     expect(results.reduce((n, r) => n + r.faults, 0)).toBeGreaterThan(100);
     expect(results.reduce((n, r) => n + r.latency.confirmed.length, 0)).toBeGreaterThan(0);
+    // The real structures its truth holds were served (issue 22): short result lists without margins,
+    // interleaved dividend rows, tips outside the field.
+    for (const name of [
+      'results: top rows only',
+      'results: margins absent',
+      'dividends: Interim and Final interleaved',
+      'tips outside the field',
+    ] as const)
+      expect([name, results.some((r) => r.served[name] > 0)]).toEqual([name, true]);
   });
 
   it('is not vacuous: a tracker that believes every claim at once fails it on the same race days', () => {

@@ -17,6 +17,7 @@ import { normaliseEvent, type RaceDocument } from '../../src/watch/normalise.js'
 import { type TrustState, trackRace } from '../../src/watch/track-race.js';
 import { resumedTrust, type TrustOptions } from '../../src/watch/trust.js';
 import { type Loose, openPayload, RACE_ID, realPayload } from '../watch/support.js';
+import { countStructures, noStructures, type Structure } from './structures.js';
 
 const MARKETS = ['fixed_win', 'fixed_place', 'pool_win', 'pool_place'] as const;
 const T0 = Date.parse('2025-07-17T00:20:00Z');
@@ -73,8 +74,11 @@ interface TruthStep {
 
 const ISO = (ms: number) => new Date(ms).toISOString().replace('Z', '000000Z');
 
-/** The true race day: `steps` states of the real race, each a few seconds after the last. */
-function truthOf(r: Rng, steps: number): TruthStep[] {
+/**
+ * The true race day: `steps` states of the real race, each a few seconds after the last. With
+ * `topFour`, the results list only the top four with margin_length 0, as issue 22's second real Final.
+ */
+function truthOf(r: Rng, steps: number, topFour: boolean): TruthStep[] {
   const base = slim(openPayload().data as Loose);
   let data: Loose = base;
   let at = T0;
@@ -117,12 +121,12 @@ function truthOf(r: Rng, steps: number): TruthStep[] {
       data.race.status = 'Interim';
       data.race.actual_start = Math.floor(at / 1000) - 100;
       const order = data.runners.filter((x: Loose) => !x.is_scratched).sort(() => r.next() - 0.5);
-      data.results = order.map((x: Loose, k: number) => ({
+      data.results = order.slice(0, topFour ? 4 : order.length).map((x: Loose, k: number) => ({
         position: k + 1,
         name: x.name,
         barrier: x.barrier,
         runner_number: x.runner_number,
-        margin_length: k * 0.5,
+        margin_length: topFour ? 0 : k * 0.5,
         entrant_id: x.entrant_id,
       }));
     }
@@ -134,10 +138,8 @@ function truthOf(r: Rng, steps: number): TruthStep[] {
     }
     if (i === finalAt) {
       data.race.status = 'Final';
-      data.dividends = [
-        ...data.dividends,
-        ...structuredClone(real.dividends.filter((d: Loose) => d.status === 'Final')),
-      ];
+      // The Final rows beside the Interim ones, interleaved in the real payload's order (IFIFFFFIIIFIIF).
+      data.dividends = structuredClone(real.dividends);
     }
     out.push({ at, data });
   }
@@ -313,6 +315,8 @@ export interface CaseResult {
   faults: number;
   /** Race-clock ms from a truth change to its event: believed at once, and confirmed first. */
   latency: { firstSight: number[]; confirmed: number[] };
+  /** Payloads served holding each of the real structures (structures.ts). */
+  served: Record<Structure, number>;
 }
 
 export function runCase(
@@ -320,7 +324,8 @@ export function runCase(
   opts: { steps?: number; faultRate?: number; trackOptions?: TrustOptions } = {},
 ): CaseResult {
   const r = rng(seed);
-  const truth = truthOf(r, opts.steps ?? 60);
+  // Odd seeds list the top four only; from the seed, not the stream, so other draws stay as they were.
+  const truth = truthOf(r, opts.steps ?? 60, seed % 2 === 1);
   const truthDocs = truth.map((s) =>
     normaliseEvent({ header: { title: 't' }, data: s.data } as EventResponse),
   );
@@ -330,6 +335,7 @@ export function runCase(
   let prev: RaceDocument | undefined;
   let trust: TrustState | undefined;
   let payloads = 0;
+  const served = noStructures();
   let eventCount = 0;
   let faults = 0;
   let rewind = 0;
@@ -340,6 +346,7 @@ export function runCase(
 
   const deliver = (data: Loose, generatedAt: number, step: number, now: number) => {
     payloads++;
+    countStructures(data, served);
     const raw = JSON.parse(
       JSON.stringify({ header: { title: 'Event', generated_time: ISO(generatedAt) }, data }),
     );
@@ -467,7 +474,7 @@ export function runCase(
       );
     }
   }
-  return { seed, failures, payloads, events: eventCount, faults, latency };
+  return { seed, failures, payloads, events: eventCount, faults, latency, served };
 }
 
 /** Whether `emitted` (`id:position` pairs) is `truth` or its top positions 1..n without a gap. */

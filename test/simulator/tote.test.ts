@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { placeOf } from '../../src/simulator/changes.js';
+import { ladder, placeOf } from '../../src/simulator/changes.js';
 import { moneyIn, toteTick } from '../../src/simulator/tote.js';
 import { realEvent } from './measure.js';
+
+type Runner = { odds: { fixed_win: number }; flucs: number[] };
 
 const MIN = 60_000;
 const S = Date.parse('2026-11-22T05:00:00Z');
@@ -30,6 +32,15 @@ describe('the tote clock and the price ladders', () => {
       last = moneyIn(t, S);
     }
     expect(last).toBe(1);
+  });
+
+  it('keeps every real price on its ladder: two-decimal steps below 3, single units above 30', () => {
+    const real = (realEvent().data.runners as Runner[]).flatMap((r) => [r.odds.fixed_win, ...r.flucs]);
+    // Awapuni's prices and flucs, and issue 22's second payload's 2.35, 2.45, 31.
+    for (const price of [...real, 2.35, 2.45, 31]) expect([price, ladder(price)]).toEqual([price, price]);
+    expect(ladder(2.33)).toBe(2.35);
+    expect(ladder(31.4)).toBe(31);
+    expect(ladder(4.44)).toBe(4.4);
   });
 
   it('prices fixed place from fixed win within 0.1 of every real runner', () => {

@@ -1,0 +1,55 @@
+/**
+ * The real structures of issue 22 a fuzz payload can carry, and which of them one payload holds: the fuzz
+ * counts the payloads it served with each, so a run says what it exercised (0 is printed too).
+ */
+import type { Loose } from '../watch/support.js';
+
+const ids = (list: unknown): Set<string> =>
+  new Set((Array.isArray(list) ? list : []).map((x: Loose) => x?.entrant_id).filter(Boolean));
+const bets = (d: Loose): Loose[] =>
+  [...(d.big_bets ?? []), ...(d.live_bets ?? []), ...(d.biggest_bet ? [d.biggest_bet] : [])].filter(Boolean);
+const legsOf = (b: Loose): Loose[] => (Array.isArray(b.legs) ? b.legs : []);
+
+/** Each structure, with whether a payload's data holds it. */
+export const STRUCTURES = {
+  'results: top rows only': (d: Loose) =>
+    Array.isArray(d.results) &&
+    d.results.length > 0 &&
+    d.results.length < (d.runners ?? []).filter((r: Loose) => !r.is_scratched).length,
+  'results: margins absent': (d: Loose) =>
+    Array.isArray(d.results) &&
+    d.results.length > 1 &&
+    d.results.every((r: Loose) => !r.margin_length && !('positional_margin' in r)),
+  'dividends: Interim and Final interleaved': (d: Loose) =>
+    Array.isArray(d.dividends) &&
+    d.dividends.some(
+      (r: Loose, i: number) =>
+        r.status === 'Interim' && d.dividends.slice(0, i).some((x: Loose) => x.status === 'Final'),
+    ),
+  'tips outside the field': (d: Loose) => {
+    const field = ids(d.runners);
+    return (d.race?.tips ?? []).some((id: string) => !field.has(id));
+  },
+  'mover outside the field': (d: Loose) => !!d.mover && !ids(d.runners).has(d.mover.entrant_id),
+  'money tracker outside the field': (d: Loose) => {
+    const field = ids(d.runners);
+    return [...ids(d.money_tracker?.entrants)].some((id) => !field.has(id));
+  },
+  'bets: legs on other races': (d: Loose) =>
+    bets(d).some((b) => legsOf(b).some((l) => l.race?.race_number !== d.race?.race_number)),
+  'bets: selections null': (d: Loose) => bets(d).some((b) => legsOf(b).some((l) => l.selections === null)),
+  'bets: uuid-string entrant ids': (d: Loose) =>
+    bets(d).some((b) => legsOf(b).some((l) => typeof l.race?.entrant_id === 'string')),
+} satisfies Record<string, (d: Loose) => boolean>;
+
+export type Structure = keyof typeof STRUCTURES;
+
+/** Adds one to each structure `data` holds. */
+export function countStructures(data: Loose, counts: Record<Structure, number>): void {
+  for (const [name, holds] of Object.entries(STRUCTURES) as [Structure, (d: Loose) => boolean][]) {
+    if (holds(data)) counts[name]++;
+  }
+}
+
+export const noStructures = (): Record<Structure, number> =>
+  Object.fromEntries(Object.keys(STRUCTURES).map((k) => [k, 0])) as Record<Structure, number>;
