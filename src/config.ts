@@ -149,6 +149,11 @@ export const SETTINGS = {
     undefined,
     'Bearer token for the admin API, at least 16 characters (secret); unset: admin API answers loopback only',
   ],
+  METRICS_TOKEN: [
+    spec(z.string().min(16).optional(), 'at least 16 characters, e.g. the output of openssl rand -hex 24'),
+    undefined,
+    'Bearer token a scraper must send for /metrics, at least 16 characters (secret); unset: /metrics is open',
+  ],
   WEBHOOK_ALLOW_PRIVATE: [
     bool,
     'false',
@@ -230,7 +235,7 @@ type Settings = typeof SETTINGS;
 export type Config = { [K in keyof Settings]: z.output<Settings[K][0]['schema']> };
 
 /** Settings whose values are secrets: an error says how long the value is, never what it is. */
-const SECRET = new Set<string>(['RACING_API_KEY', 'API_KEYS', 'ADMIN_TOKEN']);
+const SECRET = new Set<string>(['RACING_API_KEY', 'API_KEYS', 'ADMIN_TOKEN', 'METRICS_TOKEN']);
 
 /** Every URL in `text` with its user and password masked (`redis://***@host:6379`), parsable or not. */
 export const maskUrlCredentials = (text: string) =>

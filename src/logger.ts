@@ -10,6 +10,7 @@ export const REDACT_PATHS = [
   'config.RACING_API_KEY',
   'config.API_KEYS',
   'config.ADMIN_TOKEN',
+  'config.METRICS_TOKEN',
   '*.secret',
   '*.token',
 ];

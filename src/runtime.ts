@@ -232,7 +232,11 @@ export async function startRacewire(opts: {
     wallClock,
   );
   registerDeliveryMetrics(metrics.registry, hub);
-  registerMetricsRoute(app, metrics);
+  registerMetricsRoute(
+    app,
+    metrics,
+    config.METRICS_TOKEN ? { token: config.METRICS_TOKEN, authFailures } : undefined,
+  );
   const ops = opsSummary({
     clock,
     wall: wallClock,

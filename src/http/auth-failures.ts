@@ -62,3 +62,26 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 export function sameSecret(given: string, want: string): boolean {
   return timingSafeEqual(digest(given), digest(want));
 }
+
+export type BearerVerdict =
+  | { ok: true }
+  | { ok: false; status: 401 }
+  | { ok: false; status: 429; retryAfterSeconds: number };
+
+/**
+ * A bearer token checked as every guarded route checks it: past the failure limit the address is refused
+ * (429) before the token is compared; a wrong or missing token is counted and refused (401).
+ */
+export function checkBearer(
+  failures: AuthFailures,
+  address: string,
+  authorization: string | undefined,
+  token: string,
+): BearerVerdict {
+  const gate = failures.check(address);
+  if (!gate.ok) return { ok: false, status: 429, retryAfterSeconds: Math.ceil(gate.retryAfterMs / 1000) };
+  const given = authorization?.startsWith('Bearer ') ? authorization.slice(7) : '';
+  if (sameSecret(given, token)) return { ok: true };
+  failures.fail(address);
+  return { ok: false, status: 401 };
+}

@@ -5,6 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { type AuthFailures, checkBearer } from './auth-failures.js';
+import { errorBody } from './errors.js';
 
 export interface MetricSources {
   budget?: () => { used: number; left: number; queued: number };
@@ -161,11 +163,40 @@ export function countDroppedRows(
   }
 }
 
-export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
+/**
+ * `GET /metrics`. With `token` (METRICS_TOKEN) a scraper must send it as a bearer token; wrong tokens count
+ * toward the address's failure limit like the admin API's. Without it the route is open, as Prometheus
+ * expects by default: keep it off public interfaces then (docs/operations.md).
+ */
+export function registerMetricsRoute(
+  app: FastifyInstance,
+  metrics: Metrics,
+  guard?: { token: string; authFailures: AuthFailures },
+): void {
   app.get(
     '/metrics',
     { schema: { tags: ['operations'], summary: 'Prometheus metrics' } },
-    async (_req, reply) => {
+    async (req, reply) => {
+      if (guard) {
+        const verdict = checkBearer(guard.authFailures, req.ip, req.headers.authorization, guard.token);
+        if (!verdict.ok && verdict.status === 429) {
+          return reply
+            .code(429)
+            .header('retry-after', String(verdict.retryAfterSeconds))
+            .send(
+              errorBody(
+                'rate_limited',
+                `too many failed tokens from this address; retry in ${verdict.retryAfterSeconds} s`,
+              ),
+            );
+        }
+        if (!verdict.ok) {
+          return reply
+            .code(401)
+            .header('www-authenticate', 'Bearer')
+            .send(errorBody('unauthorized', 'GET /metrics needs the METRICS_TOKEN bearer token'));
+        }
+      }
       reply.header('content-type', metrics.registry.contentType);
       return metrics.registry.metrics();
     },

@@ -3,15 +3,11 @@
  * configured), strict zod validation, and `{ error: { code, message } }` for every error.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthFailures, sameSecret } from '../../http/auth-failures.js';
+import { type AuthFailures, checkBearer } from '../../http/auth-failures.js';
 import { describeIssues, zodFor } from './api-schemas.js';
 import { errorBody, WebhookError } from './errors.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-
-function tokenMatches(header: string | undefined, token: string): boolean {
-  return sameSecret(header?.startsWith('Bearer ') ? header.slice(7) : '', token);
-}
 
 export function installApiGuard(
   app: FastifyInstance,
@@ -52,16 +48,15 @@ export function installApiGuard(
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     if (config.adminToken) {
       // Counted before the token is compared, so a guesser past the limit learns nothing more.
-      const gate = config.authFailures.check(req.ip);
-      if (!gate.ok) {
-        const seconds = Math.ceil(gate.retryAfterMs / 1000);
+      const verdict = checkBearer(config.authFailures, req.ip, req.headers.authorization, config.adminToken);
+      if (!verdict.ok && verdict.status === 429) {
+        const seconds = verdict.retryAfterSeconds;
         return reply
           .code(429)
           .header('retry-after', String(seconds))
           .send(errorBody('rate_limited', `too many failed tokens from this address; retry in ${seconds} s`));
       }
-      if (!tokenMatches(req.headers.authorization, config.adminToken)) {
-        config.authFailures.fail(req.ip);
+      if (!verdict.ok) {
         const e = new WebhookError('RW_WEBHOOK_UNAUTHORIZED');
         return reply.code(e.status).header('www-authenticate', 'Bearer').send(errorBody(e.code, e.message));
       }
