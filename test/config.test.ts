@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseApiKeys, SETTINGS } from '../src/config.js';
+import { configProblems } from './support/config-problems.js';
 
 describe('configuration', () => {
   it('starts on documented defaults with an empty environment', () => {
@@ -77,14 +78,7 @@ describe('configuration', () => {
   });
 
   it('refuses to serve simulated data in production unless UPSTREAM=simulator says so', () => {
-    const problems = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return [];
-      } catch (err) {
-        return (err as ConfigError).problems;
-      }
-    };
+    const problems = configProblems;
     expect(problems({ NODE_ENV: 'production' })).toEqual([
       'NODE_ENV=production and RACING_API_URL is unset, so racewire would serve simulated data. Fix: set RACING_API_URL to the racing API base URL, or UPSTREAM=simulator to run the simulator on purpose',
     ]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
+import { configProblems } from '../support/config-problems.js';
 
 describe('market settings', () => {
   it('default to the hot window, the three options and the documented thresholds', () => {
@@ -26,14 +27,7 @@ describe('market settings', () => {
   });
 
   it('refuse an unknown name, a bad value or an unofficial option, naming the setting', () => {
-    const problems = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return [];
-      } catch (err) {
-        return (err as ConfigError).problems;
-      }
-    };
+    const problems = configProblems;
     expect(problems({ MARKET_THRESHOLDS: 'bigBet=5' })[0]).toMatch(
       /^MARKET_THRESHOLDS="bigBet=5": bigBet=5: the names are bigBetMinStake, plungePct/,
     );

@@ -1,0 +1,11 @@
+import { type ConfigError, loadConfig } from '../../src/config.js';
+
+/** The lines `loadConfig` refuses `env` with; empty when it accepts it. */
+export function configProblems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (err) {
+    return (err as ConfigError).problems;
+  }
+}
