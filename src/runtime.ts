@@ -254,7 +254,7 @@ export async function startRacewire(opts: {
   });
   const recent = createRecentEvents();
   bus.subscribe((entries) => recent.add(entries));
-  registerRaceRoutes(app, { races: view, log, redact: redactValue, ops, recent });
+  registerRaceRoutes(app, { races: view, log, redact: redactValue, ops, upstream: upstream.kind, recent });
   await registerBoard(app);
 
   let url = '';

@@ -46,6 +46,10 @@ describe('event lines', () => {
       { what: '#4 Tickford scratched (late)', tone: 'alert' },
     ],
     [
+      event('race.jumped', { race, delaySeconds: 335 }),
+      { where: 'Awapuni R3', what: 'jumped 5 min 35 s late', tone: 'info' },
+    ],
+    [
       event('race.status_changed', { race, from: 'Open', to: 'Closed' }),
       { what: 'status Open → Closed', tone: 'info' },
     ],

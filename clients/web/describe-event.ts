@@ -5,6 +5,7 @@
 import type { RaceEvent } from '@racewire/client';
 import { dividendRowsOf, formatDividendSummary } from '@racewire/client/dividends';
 import { describeMarket } from './describe-market.js';
+import { jumpWording } from './wording.js';
 
 /** How an event should stand out: colour in the ticker, accent in the feed. */
 export type Tone = 'up' | 'down' | 'alert' | 'result' | 'info';
@@ -86,10 +87,8 @@ function what(event: RaceEvent): { what: string; tone: Tone } {
       return { what: `status ${str(d.from) ?? '?'} → ${str(d.to) ?? '?'}`, tone: 'info' };
     case 'race.abandoned':
       return { what: 'abandoned', tone: 'alert' };
-    case 'race.jumped': {
-      const delay = num(d.delaySeconds);
-      return { what: `jumped${delay ? ` (${delay > 0 ? '+' : ''}${delay}s)` : ''}`, tone: 'info' };
-    }
+    case 'race.jumped':
+      return { what: jumpWording(num(d.delaySeconds)), tone: 'info' };
     case 'race.start_time_changed': {
       const delta = num(d.deltaSeconds);
       const mins = delta === undefined ? '' : ` (${delta > 0 ? '+' : ''}${Math.round(delta / 60)} min)`;

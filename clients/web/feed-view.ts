@@ -3,6 +3,7 @@
  * top; the recent history from REST goes below what is shown, so it never lands above a newer live event.
  */
 import { MARKET_EVENT_TYPES, type RaceEvent } from '@racewire/client';
+import { localTime } from './board-day.js';
 import { describeEvent } from './describe-event.js';
 import { h } from './dom.js';
 
@@ -14,8 +15,10 @@ export class FeedView {
   private readonly seen = new Set<string>();
   showOdds = false;
 
+  /** `timeZone`: the viewer's, in which event times are shown (the UTC timestamp on hover). */
   constructor(
     private readonly list: HTMLElement,
+    private readonly timeZone: string,
     private readonly onSelect: (raceId: string) => void,
   ) {}
 
@@ -39,7 +42,8 @@ export class FeedView {
     if (MANY.has(event.type) && !this.showOdds) return undefined;
     this.seen.add(event.id);
     const line = describeEvent(event);
-    const time = event.timestamp.slice(11, 19);
+    const at = Date.parse(event.timestamp);
+    const time = Number.isFinite(at) ? localTime(at, this.timeZone, true) : '';
     const raceId = event.raceId;
     return h(
       'li',
@@ -49,7 +53,7 @@ export class FeedView {
         'data-type': event.type,
         'data-id': event.id,
       },
-      h('time', { class: 'muted', datetime: event.timestamp }, time),
+      h('time', { class: 'muted', datetime: event.timestamp, title: event.timestamp }, time),
       raceId
         ? h(
             'button',

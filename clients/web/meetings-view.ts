@@ -1,17 +1,70 @@
-/** Today's meetings, each with its races as chips; a click selects the race (and the URL hash follows). */
+/**
+ * One day's meetings in the viewer's zone, each with its races as chips (number and local start time; UTC on
+ * hover), and the day switch above them. A click selects the race (and the URL hash follows).
+ */
 import type { MeetingSummary } from './api.js';
+import { daySwitch, formatDay, localTime, meetingsOfDay, utcTime } from './board-day.js';
 import { fill, h } from './dom.js';
 
 const CODE_LABEL: Record<string, string> = { T: 'Gallops', H: 'Harness', G: 'Greyhounds' };
 
+export interface DayChoice {
+  /** The viewer's today and the day shown, `YYYY-MM-DD` in `timeZone`. */
+  today: string;
+  day: string;
+  timeZone: string;
+}
+
+/** The switch (yesterday, today, tomorrow, with dates) and the panel's title, which names the day shown. */
+export function renderDaySwitch(
+  title: HTMLElement,
+  root: HTMLElement,
+  { today, day }: DayChoice,
+  onDay: (day: string) => void,
+): void {
+  const days = daySwitch(today);
+  const shown = days.find((d) => d.key === day);
+  title.textContent = shown ? `${shown.name} · ${shown.date}` : formatDay(day);
+  title.dataset.day = day;
+  fill(
+    root,
+    ...days.map((d) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: `day${d.key === day ? ' selected' : ''}`,
+          'data-testid': 'day',
+          'data-day': d.key,
+          'aria-pressed': String(d.key === day),
+          onclick: () => onDay(d.key),
+        },
+        h('span', { class: 'day-name' }, d.name),
+        h('span', { class: 'day-date muted' }, d.date),
+      ),
+    ),
+  );
+}
+
 export function renderMeetings(
   root: HTMLElement,
-  meetings: MeetingSummary[],
+  allMeetings: readonly MeetingSummary[],
+  { day, timeZone }: DayChoice,
   selected: string | undefined,
   onSelect: (raceId: string) => void,
 ): void {
+  const meetings = meetingsOfDay(allMeetings, day, timeZone);
   if (meetings.length === 0) {
-    fill(root, h('p', { class: 'muted' }, 'No meetings yet: discovery runs every few seconds.'));
+    fill(
+      root,
+      h(
+        'p',
+        { class: 'muted' },
+        allMeetings.length === 0
+          ? 'No meetings yet: discovery runs every few seconds.'
+          : `No meetings listed for ${formatDay(day)}.`,
+      ),
+    );
     return;
   }
   // Meetings with a race still to run first, by their next jump; finished meetings last.
@@ -23,7 +76,7 @@ export function renderMeetings(
     ...sorted.map((m) =>
       h(
         'div',
-        { class: 'meeting', 'data-testid': 'meeting', 'data-meeting-id': m.meetingId },
+        { class: 'meeting', 'data-testid': 'meeting', 'data-meeting-id': m.meetingId, 'data-day': day },
         h(
           'div',
           { class: 'meeting-head' },
@@ -34,8 +87,10 @@ export function renderMeetings(
         h(
           'div',
           { class: 'chips' },
-          ...m.races.map((r) =>
-            h(
+          ...m.races.map((r) => {
+            const start = Date.parse(r.startTime);
+            const known = Number.isFinite(start);
+            return h(
               'button',
               {
                 type: 'button',
@@ -43,12 +98,19 @@ export function renderMeetings(
                 'data-testid': 'race-link',
                 'data-race-id': r.raceId,
                 'data-status': r.status,
-                title: `R${r.raceNumber} ${r.name}\n${r.status} · ${new Date(r.startTime).toISOString().slice(11, 16)} UTC`,
+                title: `R${r.raceNumber} ${r.name}\n${r.status}${known ? ` · ${utcTime(start)}` : ''}`,
                 onclick: () => onSelect(r.raceId),
               },
-              `R${r.raceNumber}`,
-            ),
-          ),
+              h('span', { class: 'chip-no' }, `R${r.raceNumber}`),
+              known
+                ? h(
+                    'time',
+                    { class: 'chip-time', 'data-testid': 'race-time', datetime: r.startTime },
+                    localTime(start, timeZone),
+                  )
+                : null,
+            );
+          }),
         ),
       ),
     ),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { behindPlan, budgetText, isBehindPlan } from './ops-view.js';
+import { behindPlan, budgetText, isBehindPlan, upstreamBadge } from './ops-view.js';
 
 const budget = {
   maxPerMinute: 100,
@@ -46,5 +46,12 @@ describe('the operations panel', () => {
     expect(budgetText({ budget: { ...budget, paused: true }, clockSpeed: 1 }).state).toBe(
       'Paused: the racing API answered 429, every request waits.',
     );
+  });
+
+  it('badges simulated and replayed data, and nothing for the racing API', () => {
+    expect(upstreamBadge('embedded simulator')?.text).toBe('simulated data');
+    expect(upstreamBadge('replay')?.text).toBe('replayed data');
+    expect(upstreamBadge('racing API')).toBeUndefined();
+    expect(upstreamBadge(undefined)).toBeUndefined();
   });
 });

@@ -55,6 +55,20 @@ export function budgetText(ops: Pick<Ops, 'budget' | 'clockSpeed'>): { purpose: 
   return { purpose: `${perMinute}; ${discovery}, the rest for races.`, state };
 }
 
+/**
+ * The top bar's badge for data that is not the live racing API: simulated (the embedded simulator) or
+ * replayed from a recording. None for the racing API.
+ */
+export function upstreamBadge(
+  kind: Ops['upstream'] | undefined,
+): { text: string; title: string } | undefined {
+  if (kind === 'embedded simulator')
+    return { text: 'simulated data', title: 'The embedded simulator is the upstream: no race here is real.' };
+  if (kind === 'replay')
+    return { text: 'replayed data', title: 'A recording is replayed: real races, not happening now.' };
+  return undefined;
+}
+
 export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: string | undefined): void {
   if (!ops) {
     fill(root, h('p', { class: 'muted' }, 'Waiting for /v1/ops…'));
@@ -99,8 +113,9 @@ export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: str
     h(
       'div',
       { class: 'stats' },
-      stat('races watched', ops.races.watched, 'ops-watched'),
-      stat('settled', ops.races.settled, 'ops-settled'),
+      // Races are watched by racewire (it polls them); people and apps are the subscribers below.
+      stat('races watched by racewire', ops.races.watched, 'ops-watched'),
+      stat('races settled', ops.races.settled, 'ops-settled'),
       stat(
         'this race: data age / planned',
         `${formatStaleness(selectedStale)} / ${selectedPlan === undefined ? '-' : formatInterval(selectedPlan)}`,
@@ -108,8 +123,8 @@ export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: str
         selectedBehind ? 'warn' : '',
       ),
       stat('races behind plan', `${late.behind} of ${late.of}`, 'ops-behind', late.behind > 0 ? 'warn' : ''),
-      stat('subscribers', ops.ws.subscribers, 'ops-subscribers'),
-      stat('sockets', ops.ws.connections, 'ops-connections'),
+      stat('subscriptions by clients', ops.ws.subscribers, 'ops-subscribers'),
+      stat('client sockets', ops.ws.connections, 'ops-connections'),
       stat('slow disconnects', ops.ws.slowDisconnects, 'ops-slow', ops.ws.slowDisconnects > 0 ? 'warn' : ''),
       stat(
         'webhooks pending / failing',

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { formatDividendLine } from '@racewire/client/dividends';
 import { describe, expect, it } from 'vitest';
 import { eventResponseSchema } from '../../src/upstream/schemas.js';
 import { normaliseEvent } from '../../src/watch/normalise.js';
@@ -52,31 +53,30 @@ describe('the race model read from a real normalised document', () => {
     ]);
   });
 
-  it("shows each pool's Final rows and not the Interim rows they supersede", () => {
-    expect(model.dividends.map((d) => `${d.product} ${d.status}`)).toEqual([
-      'Pool First4 Final',
-      'Pool Place Final',
-      'Pool Place Final',
-      'Pool Place Final',
-      'Pool Quinella Final',
-      'Pool Trifecta Final',
-      'Pool Win Final',
+  it("shows each pool's Final rows, Win first, Place in finishing order (the Interim rows superseded)", () => {
+    expect(model.dividends.map((d) => `${formatDividendLine(d)} ${d.status}`)).toEqual([
+      'Win #2 $6.60 Final',
+      'Place #2 $1.70, #4 $1.90, #7 $3.70 Final',
+      'Quinella 2-4 $13.70 Final',
+      'Trifecta 2-4-7 $396.60 Final',
+      'First Four 2-4-7-6 $1,350.40 Final',
     ]);
-    expect(model.dividends.find((d) => d.product === 'Pool Win')).toMatchObject({
-      dividend: 6.6,
-      runners: '2',
-    });
   });
 
-  it('keeps the Interim rows of a pool with no Final row yet, after the Final ones', () => {
+  it('keeps the Interim rows of a pool with no Final row yet, in its place in the order', () => {
     const dividends = Object.fromEntries(
       Object.entries(doc.dividends ?? {}).filter(
         ([, d]) => !(d.product_name === 'Pool Win' && d.status === 'Final'),
       ),
     );
-    const rows = raceModel(raceId, { ...doc, dividends }).dividends.map((d) => `${d.product} ${d.status}`);
-    expect(rows.at(-1)).toBe('Pool Win Interim');
-    expect(rows.filter((r) => r.endsWith('Interim'))).toEqual(['Pool Win Interim']);
+    const lines = raceModel(raceId, { ...doc, dividends }).dividends;
+    expect(lines.map((d) => `${d.label} ${d.status}`)).toEqual([
+      'Win Interim',
+      'Place Final',
+      'Quinella Final',
+      'Trifecta Final',
+      'First Four Final',
+    ]);
   });
 });
 

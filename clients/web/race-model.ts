@@ -3,6 +3,7 @@
  * page renders. Pure; the document comes from the network, so every field is checked, and a document that
  * is not a race gives an empty model rather than an exception.
  */
+import { type DividendLine, type DividendRowLike, summariseDividends } from '@racewire/client/dividends';
 
 export const MARKETS = ['fixed_win', 'fixed_place', 'pool_win', 'pool_place'] as const;
 export type Market = (typeof MARKETS)[number];
@@ -31,12 +32,9 @@ export interface ResultRow {
   margin: string | null;
 }
 
-export interface DividendRow {
-  id: string;
-  product: string;
+/** One pool's dividends as the board shows them: Final when upstream has settled the pool, else Interim. */
+export interface PoolDividends extends DividendLine {
   status: string;
-  dividend: number;
-  runners: string;
 }
 
 export interface RaceModel {
@@ -53,7 +51,8 @@ export interface RaceModel {
   trackCondition: string | null;
   runners: RunnerRow[];
   results: ResultRow[];
-  dividends: DividendRow[];
+  /** In a punter's reading order: Win, Place, Quinella, Trifecta, First Four, then the exotics. */
+  dividends: PoolDividends[];
 }
 
 type Rec = Record<string, unknown>;
@@ -124,27 +123,18 @@ export function raceModel(raceId: string, document: unknown): RaceModel {
     .filter((r) => r.position > 0)
     .sort((a, b) => a.position - b.position);
 
-  const dividendRows = Object.entries(rec(doc.dividends))
-    .map(([id, v]) => {
-      const d = rec(v);
-      const positions = Array.isArray(d.positions) ? d.positions.map(rec) : [];
-      return {
-        id: str(d.id) ?? id,
-        product: str(d.product_name) ?? '?',
-        status: str(d.status) ?? '?',
-        dividend: num(d.dividend) ?? 0,
-        runners: positions
-          .map((p) => num(p.runner_number))
-          .filter((n) => n !== null)
-          .join('-'),
-      };
-    })
-    // Final rows first; a pool's Final rows supersede its Interim ones, which are then not shown at all.
-    .sort((a, b) =>
-      a.status === b.status ? a.product.localeCompare(b.product) : a.status === 'Final' ? -1 : 1,
-    );
-  const finalPools = new Set(dividendRows.filter((d) => d.status === 'Final').map((d) => d.product));
-  const dividends = dividendRows.filter((d) => d.status === 'Final' || !finalPools.has(d.product));
+  const dividendRows = Object.values(rec(doc.dividends)).flatMap((v): DividendRowLike[] => {
+    const d = rec(v);
+    const productName = str(d.product_name);
+    const dividend = num(d.dividend);
+    if (productName === null || dividend === null) return [];
+    const positions = (Array.isArray(d.positions) ? d.positions : [])
+      .map((p) => num(rec(p).runner_number))
+      .filter((n) => n !== null)
+      .map((runnerNumber) => ({ runnerNumber }));
+    return [{ productName, status: str(d.status) ?? '?', dividend, positions }];
+  });
+  const finishOrder = results.map((r) => r.number).filter((n) => n !== null);
 
   return {
     raceId,
@@ -158,8 +148,29 @@ export function raceModel(raceId: string, document: unknown): RaceModel {
     trackCondition: str(race.track_condition),
     runners,
     results,
-    dividends,
+    dividends: poolDividends(dividendRows, finishOrder),
   };
+}
+
+/**
+ * The shared summary's lines, each tagged with its status: a pool with a Final row shows its Final rows
+ * only (they supersede the Interim ones), a pool without one shows its Interim rows.
+ */
+function poolDividends(rows: readonly DividendRowLike[], finishOrder: readonly number[]): PoolDividends[] {
+  const final = summariseDividends(
+    rows.filter((r) => r.status === 'Final'),
+    finishOrder,
+  );
+  const settled = new Set(final.map((l) => l.label));
+  const interim = summariseDividends(
+    rows.filter((r) => r.status !== 'Final'),
+    finishOrder,
+  ).filter((l) => !settled.has(l.label));
+  const order = summariseDividends(rows).map((l) => l.label);
+  return [
+    ...final.map((l) => ({ ...l, status: 'Final' })),
+    ...interim.map((l) => ({ ...l, status: 'Interim' })),
+  ].sort((a, b) => order.indexOf(a.label) - order.indexOf(b.label));
 }
 
 export type Move = 'up' | 'down';

@@ -1,7 +1,10 @@
 /**
  * The race panel: runners with their prices, results with margins, dividends. Rows are keyed by entrant and
- * updated in place, so a price that moves flashes once without the rest of the table being rebuilt.
+ * updated in place, so a price that moves flashes once without the rest of the table being rebuilt. Once the
+ * race is Final, results and dividends come first (what a punter opens it for) and prices no longer flash.
  */
+import { formatDividendLine } from '@racewire/client/dividends';
+import { localTime, utcTime } from './board-day.js';
 import { fill, h } from './dom.js';
 import { MARKETS, type Market, type Move, oddsMoves, type RaceModel, riderLabel } from './race-model.js';
 import { jumpLabel } from './server-clock.js';
@@ -30,6 +33,8 @@ export const statusClass = (status: string) => `status status-${status.toLowerCa
 interface RowCells {
   row: HTMLTableRowElement;
   odds: Record<Market, HTMLTableCellElement>;
+  /** The barrier folded into the runner cell, shown on a phone in place of the barrier column. */
+  barrier: HTMLSpanElement;
 }
 
 export class RaceView {
@@ -37,7 +42,11 @@ export class RaceView {
   private rows = new Map<string, RowCells>();
   private rowKey = '';
 
-  constructor(private readonly root: HTMLElement) {}
+  /** `timeZone`: the viewer's, in which times are shown (UTC on hover). */
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly timeZone: string,
+  ) {}
 
   get raceId(): string | undefined {
     return this.model?.raceId;
@@ -62,17 +71,21 @@ export class RaceView {
     this.model = next;
     this.rowKey = key;
     this.renderHead(next);
+    // After Final a price is history: no flash, and no ▲/▼ left over from the last move.
+    const final = next.status === 'Final';
     for (const runner of next.runners) {
       const cells = this.rows.get(runner.entrantId);
       if (!cells) continue;
       cells.row.classList.toggle('scratched', runner.scratched);
       cells.row.classList.toggle('favourite', runner.favourite && !runner.scratched);
       cells.row.dataset.scratched = String(runner.scratched);
+      cells.barrier.textContent = runner.barrier === null ? '' : `Barrier ${runner.barrier}`;
       for (const market of MARKETS) {
         const cell = cells.odds[market];
         cell.textContent = runner.scratched ? '–' : price(runner.odds[market]);
         const move = moves.get(`${runner.entrantId}/${market}`);
-        if (move) flash(cell, move);
+        if (final) cell.classList.remove('flash-up', 'flash-down');
+        else if (move) flash(cell, move);
       }
     }
     this.renderResults(next);
@@ -105,6 +118,7 @@ export class RaceView {
     for (const r of model.runners) {
       const odds = {} as Record<Market, HTMLTableCellElement>;
       for (const m of MARKETS) odds[m] = h('td', { class: `num odds ${m}`, 'data-market': m });
+      const barrier = h('span', { class: 'sub fold-barrier', 'data-testid': 'runner-barrier' });
       const row = h(
         'tr',
         { 'data-testid': 'runner', 'data-entrant-id': r.entrantId },
@@ -126,13 +140,14 @@ export class RaceView {
             : null,
           h('span', { class: 'runner-name', 'data-testid': 'runner-name' }, r.name),
           h('span', { class: 'sub' }, r.rider ?? ''),
+          barrier,
           model.code !== 'G' && r.trainer ? h('span', { class: 'sub trainer' }, `T: ${r.trainer}`) : null,
         ),
         h('td', { class: 'num barrier' }, r.barrier ?? ''),
         h('td', { class: 'rider' }, r.rider ?? '–'),
         ...MARKETS.map((m) => odds[m]),
       );
-      this.rows.set(r.entrantId, { row, odds });
+      this.rows.set(r.entrantId, { row, odds, barrier });
       tbody.append(row);
     }
     fill(
@@ -167,13 +182,7 @@ export class RaceView {
   private renderHead(m: RaceModel): void {
     const head = this.root.querySelector('[data-testid="race-head"]');
     if (!head) return;
-    const start = m.advertisedStart === null ? '' : new Date(m.advertisedStart).toISOString().slice(11, 16);
-    const facts = [
-      m.distance ? `${m.distance} m` : null,
-      m.trackCondition,
-      start ? `${start} UTC` : null,
-      fieldSize(m),
-    ].filter(Boolean);
+    const facts = [m.distance ? `${m.distance} m` : null, m.trackCondition, fieldSize(m)].filter(Boolean);
     const old = head.querySelector('[data-testid="countdown"]');
     fill(
       head,
@@ -192,6 +201,18 @@ export class RaceView {
         'div',
         { class: 'race-meta' },
         h('span', { class: statusClass(m.status), 'data-testid': 'race-status' }, m.status),
+        m.advertisedStart === null
+          ? null
+          : h(
+              'time',
+              {
+                class: 'start mono',
+                'data-testid': 'race-start',
+                datetime: new Date(m.advertisedStart).toISOString(),
+                title: utcTime(m.advertisedStart),
+              },
+              localTime(m.advertisedStart, this.timeZone),
+            ),
         h('span', { class: 'countdown', 'data-testid': 'countdown' }, old?.textContent ?? ''),
         h('span', { class: 'muted facts' }, facts.join(' · ')),
       ),
@@ -200,12 +221,17 @@ export class RaceView {
 
   private renderResults(m: RaceModel): void {
     const panel = this.root.querySelector('[data-testid="results-panel"]');
-    if (!panel) return;
+    const table = this.root.querySelector('.table-wrap');
+    if (!panel || !table) return;
+    // Final: the result is the news, above the field (on a phone, no scroll past 15 runners to find it).
+    const final = m.status === 'Final';
+    if (final) table.before(panel);
+    else table.after(panel);
+    panel.classList.toggle('first', final);
     if (m.results.length === 0 && m.dividends.length === 0) {
       fill(panel);
       return;
     }
-    const final = m.status === 'Final';
     fill(
       panel,
       h(
@@ -238,24 +264,14 @@ export class RaceView {
             { class: 'card dividends', 'data-testid': 'dividends' },
             h('h3', {}, 'Dividends'),
             h(
-              'table',
-              {},
-              h(
-                'tbody',
-                {},
-                ...m.dividends.map((d) =>
-                  h(
-                    'tr',
-                    { 'data-testid': 'dividend', 'data-status': d.status },
-                    h('td', {}, d.product),
-                    h('td', { class: 'muted' }, d.runners),
-                    h(
-                      'td',
-                      {},
-                      h('span', { class: `tag ${d.status === 'Final' ? 'final' : 'interim'}` }, d.status),
-                    ),
-                    h('td', { class: 'num' }, `$${d.dividend.toFixed(2)}`),
-                  ),
+              'ul',
+              { class: 'dividend-lines' },
+              ...m.dividends.map((d) =>
+                h(
+                  'li',
+                  { 'data-testid': 'dividend', 'data-status': d.status, 'data-pool': d.label },
+                  h('span', { class: 'dividend-line' }, formatDividendLine(d)),
+                  h('span', { class: `tag ${d.status === 'Final' ? 'final' : 'interim'}` }, d.status),
                 ),
               ),
             ),

@@ -4,6 +4,7 @@
  * callers like WebSocket snapshots. Answers change often, so clients revalidate (`no-cache` + ETag).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Upstream } from '../embedded/upstream.js';
 import type { EventLog } from '../store/ports.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
@@ -49,9 +50,9 @@ export interface OpsSummary {
 /**
  * `/v1/ops`: the summary, plus the age (ms) of each unfinished race's last usable data. The ages change on
  * every request, so they live here and not in `/v1/meetings`, whose ETag then holds while the day does not
- * change.
+ * change. `upstream` says where the data comes from, so the board can say when it is simulated.
  */
-export type OpsView = OpsSummary & { staleMs: Record<string, number> };
+export type OpsView = OpsSummary & { staleMs: Record<string, number>; upstream: Upstream['kind'] };
 
 export interface RaceRoutesDeps {
   /** The races this node knows now (the poller's, or the leader's as shared through Redis). */
@@ -60,6 +61,8 @@ export interface RaceRoutesDeps {
   /** Removes partner-only fields; REST callers are public. */
   redact: (document: unknown) => unknown;
   ops: () => Promise<OpsSummary>;
+  /** Where the data comes from: the racing API, a replayed recording or the embedded simulator. */
+  upstream: Upstream['kind'];
   recent: RecentEvents;
 }
 
@@ -199,7 +202,7 @@ export function registerRaceRoutes(app: FastifyInstance, deps: RaceRoutesDeps): 
     },
     async (_req, reply): Promise<OpsView> => {
       revalidate(reply);
-      return { ...(await deps.ops()), staleMs: staleByRace(deps.races()) };
+      return { ...(await deps.ops()), staleMs: staleByRace(deps.races()), upstream: deps.upstream };
     },
   );
 }

@@ -106,7 +106,10 @@ describe('the REST API', () => {
       const ops = (await inject({ url: '/v1/ops' })).json() as {
         staleMs: Record<string, number>;
         plannedMs: Record<string, number>;
+        upstream: string;
       };
+      // Where the data comes from, so the board can badge simulated data.
+      expect(ops.upstream).toBe('embedded simulator');
       expect(ops.staleMs[raceId]).toBeGreaterThanOrEqual(0);
       // What the scheduler intends for it: a watched race at least every 10 s of racewire's clock.
       expect(ops.plannedMs[raceId]).toBeGreaterThan(0);
