@@ -77,4 +77,12 @@ describe('the dividend summary', () => {
       'Win #2 $6.60 · Place #2 $1.70, #4 $1.90, #7 $3.70 · +3 more',
     );
   });
+
+  it('keeps a product named like an object member as a name', () => {
+    const rows = ['__proto__', 'constructor', 'toString'].map((productName) => ({
+      productName,
+      dividend: 1,
+    }));
+    expect(summariseDividends(rows).map((l) => l.label)).toEqual(['__proto__', 'constructor', 'toString']);
+  });
 });

@@ -67,7 +67,11 @@ const LABELS: Record<string, string> = {
 const FIRST = ['Win', 'Place', 'Quinella', 'Trifecta', 'First Four'];
 
 const bare = (productName: string): string => productName.replace(/^(Pool|Fixed)\s+/i, '').trim();
-export const dividendLabel = (productName: string): string => LABELS[bare(productName)] ?? bare(productName);
+export const dividendLabel = (productName: string): string => {
+  const name = bare(productName);
+  // Own keys only: upstream's text is data, and `__proto__` or `constructor` must stay a name.
+  return Object.hasOwn(LABELS, name) ? (LABELS[name] as string) : name;
+};
 
 const rank = (label: string): number => {
   const i = FIRST.indexOf(label);
