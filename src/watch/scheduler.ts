@@ -92,7 +92,9 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       nextDue = Math.min(nextDue, dueAt);
       continue;
     }
-    const overdue = subscribers > 0 && now - last >= SUBSCRIBED_MAX_INTERVAL_MS;
+    // A race with nothing more to see (weight 0) is never overdue: it would go before every race at the jump
+    // (the nemesis caught Final races fetched first after a wipe); refill turns give it its document.
+    const overdue = subscribers > 0 && policy.weight > 0 && now - last >= SUBSCRIBED_MAX_INTERVAL_MS;
     const ageS = (now - last) / 1000;
     // Weight 0 (nothing more to see, only a baseline): below every race with something to see, oldest first.
     const value = policy.weight > 0 ? (policy.weight * ageS * ageS) / 2 : -1 / ageS;

@@ -119,8 +119,8 @@ describe('pickNext', () => {
 
   it('fetches a subscribed race an hour out once it is 10 s old, ahead of a staler near-jump race', () => {
     const [a, b] = [...base.values()];
-    const near = { ...a!, startTime: from + 5 * MIN, lastFetchAt: from - 60_000 };
-    const subscribed = { ...b!, startTime: from + 50 * MIN };
+    const near = { ...a!, status: 'Open', startTime: from + 5 * MIN, lastFetchAt: from - 60_000 };
+    const subscribed = { ...b!, status: 'Open', startTime: from + 50 * MIN };
     const subscribers = new Map([[b!.raceId, 1]]);
     const at = (lastFetchAt: number) =>
       pickNext({
@@ -140,8 +140,8 @@ describe('pickNext', () => {
   it('raises a subscribed race above an unsubscribed one in the same phase', () => {
     const [a, b] = [...base.values()];
     const races = new Map([
-      [a!.raceId, { ...a!, startTime: from + 20 * MIN, lastFetchAt: from - 20_000 }],
-      [b!.raceId, { ...b!, startTime: from + 20 * MIN, lastFetchAt: from - 20_000 }],
+      [a!.raceId, { ...a!, status: 'Open', startTime: from + 20 * MIN, lastFetchAt: from - 20_000 }],
+      [b!.raceId, { ...b!, status: 'Open', startTime: from + 20 * MIN, lastFetchAt: from - 20_000 }],
     ]);
     const subscribers = new Map([[b!.raceId, 1]]);
     expect(pickNext({ ...input(races, from), subscribers })).toMatchObject({
