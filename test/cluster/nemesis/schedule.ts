@@ -73,9 +73,10 @@ export function faultSchedule(seed: number, durationMs: number): Step[] {
     const j = Math.floor(random() * (i + 1));
     [judged[i], judged[j]] = [judged[j]!, judged[i]!];
   }
-  // The wipe among the first three: the id check needs deliveries after it (a last-step wipe left none).
+  // The wipe third: the id check needs deliveries on both sides of it (a first-step wipe came before any
+  // scratching, a last-step one left no time after it).
   const wipe = judged.indexOf('redis-wipe');
-  if (wipe > 2) [judged[wipe], judged[wipe - 3]] = [judged[wipe - 3]!, judged[wipe]!];
+  [judged[wipe], judged[2]] = [judged[2]!, judged[wipe]!];
   const steps: Step[] = [];
   for (
     let at = FIRST_AT_MS;
