@@ -20,12 +20,21 @@ export interface StampedChange {
 }
 
 /**
+ * An event's id, unique for ever: `<stream>:<seq>@<epoch>`. The seq alone repeats when a log is reset (a
+ * wiped Redis or DATA_DIR starts every stream at 1 again), and consumers dedupe by this id (it is the
+ * webhook-id), so the epoch, new with every reset, is part of it (protocol version 2, docs/protocol.md).
+ */
+export function eventId(stream: StreamId, seq: number, epoch: string): string {
+  return `${stream}:${seq}@${epoch}`;
+}
+
+/**
  * Validates a change against the head it will be appended to and numbers it. Throws EventLogError on a
  * change that would leave the head and the entries out of step (a bug in the caller, not bad data).
  */
 export function stampChange(
   stream: StreamId,
-  head: Pick<StreamHead, 'seq' | 'documentSeq'>,
+  head: Pick<StreamHead, 'seq' | 'documentSeq' | 'epoch'>,
   change: Change,
 ): StampedChange {
   const { now } = change;
@@ -76,7 +85,7 @@ export function stampChange(
           stream,
           seq,
           timestamp,
-          event: { ...entry.event, id: `${stream}:${seq}`, stream, seq, timestamp },
+          event: { ...entry.event, id: eventId(stream, seq, head.epoch), stream, seq, timestamp },
         };
     }
     const unknown: never = entry;

@@ -77,7 +77,7 @@ export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog
     async append(stream, change) {
       open();
       const state = streams.get(stream);
-      const stamped = stampChange(stream, state ?? { seq: 0, documentSeq: 0 }, change);
+      const stamped = stampChange(stream, state ?? { seq: 0, documentSeq: 0, epoch }, change);
       if (stamped.entries.length === 0) return [];
       const rows = stamped.entries.map((e) => ({ seq: e.seq, json: JSON.stringify(e) }));
       const stored = rows.map((r) => JSON.parse(r.json) as LogEntry);

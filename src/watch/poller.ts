@@ -26,7 +26,7 @@ import {
 } from './meetings-pager.js';
 import { pollPolicy } from './poll-policy.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
-import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
+import { isRefillTurn, type Pick, pickNext, type SchedulerInput } from './scheduler.js';
 import type { UnchangedSkip } from './unchanged-skip.js';
 
 interface SourceOptions {
@@ -114,6 +114,8 @@ export function createPoller(deps: PollerDeps): Poller {
   let races = new Map<string, RaceWatch>();
   const inFlight = new Set<string>();
   let discoveryInFlight = false;
+  /** Race picks so far: every REFILL_EVERY-th is a refill turn (scheduler.ts). */
+  let racePicks = 0;
   let windows = new Map<string, DayWindow>();
   let discoveredAt: number | undefined;
   const cadences = { liveIntervalMs: deps.discoveryIntervalMs, aheadIntervalMs: AHEAD_INTERVAL_MS };
@@ -264,6 +266,7 @@ export function createPoller(deps: PollerDeps): Poller {
         subscribers: deps.subscribers(),
         discoveryDueAt: discoveryDueAt(now),
         discoveryInFlight,
+        refillTurn: isRefillTurn(racePicks),
       });
       if (pick.kind === 'discovery') {
         discoveryInFlight = true;
@@ -272,12 +275,13 @@ export function createPoller(deps: PollerDeps): Poller {
         });
         nudge();
       } else if (pick.kind === 'race') {
+        racePicks++;
         inFlight.add(pick.raceId);
         await fetchRace(pick.raceId, pick.urgent ? PRIORITY.urgent : routinePriority(pick.weight)).finally(
           () => inFlight.delete(pick.raceId),
         );
       } else {
-        // Re-check at least every second: a new subscription makes a race urgent without telling the poller.
+        // Re-check at least every second: a new subscription makes a race overdue without telling the poller.
         const wait = Math.min(IDLE_RECHECK_MS, Math.max(1, pick.until - clock.now()));
         await clock.sleep(wait, wake.signal).catch(() => {});
       }

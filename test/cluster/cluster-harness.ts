@@ -176,14 +176,16 @@ export function pickOpenRace(sim: Simulator, opts: { minLeadMs: number; minRunne
 /** Waits until `node` lists the race (its leader's discovery reached the shared log). */
 export const raceListed = (node: NodeProcess, raceId: string) =>
   until(
-    async () => JSON.stringify((await node.get('/v1/meetings')).body).includes(raceId),
+    // A request the node drops (a pooled connection it closed as idle) is asked again, not a failure.
+    async () =>
+      JSON.stringify((await node.get('/v1/meetings').catch(() => undefined))?.body).includes(raceId),
     `race ${raceId} listed on ${node.name}`,
     30_000,
   );
 
-/** A webhook receiver that records each delivery's webhook-id and event, answering 204. */
+/** A webhook receiver that records each delivery's webhook-id, event and body, answering 204. */
 export async function startWebhookReceiver() {
-  const received: { id: string; type: string; eventId: string }[] = [];
+  const received: { id: string; type: string; eventId: string; body: string }[] = [];
   const server = createHttpServer((req, res) => {
     let body = '';
     req.on('data', (c) => {
@@ -191,7 +193,7 @@ export async function startWebhookReceiver() {
     });
     req.on('end', () => {
       const event = JSON.parse(body) as { id: string; type: string };
-      received.push({ id: String(req.headers['webhook-id']), type: event.type, eventId: event.id });
+      received.push({ id: String(req.headers['webhook-id']), type: event.type, eventId: event.id, body });
       res.writeHead(204).end();
     });
   });

@@ -1,8 +1,8 @@
 /** The nemesis's checker and schedule on recorded inputs: a checker that cannot fail would prove nothing. */
 import { describe, expect, it } from 'vitest';
-import { gapIn, peakPerMinute, segmentsOf } from './nemesis/checks.js';
+import { gapIn, peakPerMinute, reusedIds, segmentsOf } from './nemesis/checks.js';
 import { parseMonitorLine } from './nemesis/fence-audit.js';
-import { faultSchedule } from './nemesis/schedule.js';
+import { faultSchedule, JUDGED_FAULTS } from './nemesis/schedule.js';
 import type { StreamMessage } from './ws-recorder.js';
 
 const snap = (seq: number, epoch = 'e1'): StreamMessage => ({ type: 'snapshot', stream: 'r', seq, epoch });
@@ -47,5 +47,31 @@ describe('nemesis checks', () => {
     expect(faults).toEqual(
       new Set(['kill-leader', 'pause-leader', 'redis-restart', 'redis-wipe', 'drop-bus', 'calm']),
     );
+  });
+
+  it('draws every judged fault in a one-minute run, whatever the seed, leaving 10 s to settle', () => {
+    // Seed 842063 drew no pause in one minute before the schedule guaranteed each judged fault.
+    for (const seed of [842063, ...Array.from({ length: 2000 }, (_, i) => i * 7919)]) {
+      const steps = faultSchedule(seed, 60_000);
+      expect(
+        steps.map((s) => s.fault),
+        `seed ${seed}`,
+      ).toEqual(expect.arrayContaining([...JUDGED_FAULTS]));
+      expect(steps.at(-1)!.at).toBeLessThan(50_000);
+      expect(steps.findIndex((s) => s.fault === 'redis-wipe')).toBe(2);
+    }
+  });
+});
+
+describe('issue 27 checks', () => {
+  it('finds a webhook-id received with two bodies, not one received twice with the same', () => {
+    expect(
+      reusedIds([
+        { id: 'r:1', body: 'a' },
+        { id: 'r:1', body: 'a' },
+        { id: 'r:2', body: 'b' },
+        { id: 'r:2', body: 'c' },
+      ]),
+    ).toEqual(['r:2']);
   });
 });

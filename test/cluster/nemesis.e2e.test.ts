@@ -13,7 +13,8 @@ describeWithRedis('the nemesis, one minute', () => {
   it('holds every invariant under kills, pauses, Redis restarts and bus drops', async () => {
     requireRedisServer();
     const lines: string[] = [`seed ${seed}`];
-    // The production lease (one minute may hold no pause to exercise the fence with); the long run sets the knob.
+    // The production lease, whose local validity stops a paused leader before the fence is needed; `npm run
+    // nemesis` sets the knob so that it is exercised.
     const result = await runNemesis({ minutes: 1, seed, unsafeTrustMs: 0, log: (line) => lines.push(line) });
     const failed = result.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`);
     expect(failed, lines.join('\n')).toEqual([]);

@@ -54,14 +54,15 @@ export function eventLogContract(name: string, factory: EventLogFactory): void {
         now: T1,
       });
       const all = await log.feed.read(FEED_START, 10);
-      expect(all.map((i) => i.entry.event.id)).toEqual(['r1:2', 'r2:1', 'r2:2']);
+      const e = (await log.head('r1')).epoch;
+      expect(all.map((i) => i.entry.event.id)).toEqual([`r1:2@${e}`, `r2:1@${e}`, `r2:2@${e}`]);
       const stored = await log.read('r1', 1, { limit: 1 });
       expect(stored.ok && stored.entries[0]).toEqual(all[0]?.entry);
-      expect((await log.feed.read(all[0]!.position, 1)).map((i) => i.entry.event.id)).toEqual(['r2:1']);
+      expect((await log.feed.read(all[0]!.position, 1)).map((i) => i.entry.event.id)).toEqual([`r2:1@${e}`]);
       await log.feed.trim(all[1]!.position);
-      expect((await log.feed.read(FEED_START, 10)).map((i) => i.entry.event.id)).toEqual(['r2:2']);
+      expect((await log.feed.read(FEED_START, 10)).map((i) => i.entry.event.id)).toEqual([`r2:2@${e}`]);
       await log.append('r3', { entries: [event('d')], now: T1 });
-      expect((await log.feed.read(all[2]!.position, 10)).map((i) => i.entry.event.id)).toEqual(['r3:1']);
+      expect((await log.feed.read(all[2]!.position, 10)).map((i) => i.entry.event.id)).toEqual([`r3:1@${e}`]);
     });
 
     it('reports an unknown stream at seq 0 with no document and a non-empty epoch', async () => {
@@ -81,8 +82,9 @@ export function eventLogContract(name: string, factory: EventLogFactory): void {
       expect((await log.head('r1')).epoch).toBe(before);
     });
 
-    it('numbers a first change from 1 in order, stamps it and gives events their ids', async () => {
+    it('numbers a first change from 1 in order, stamps it and gives events ids carrying the epoch', async () => {
       const log = await fresh();
+      const { epoch } = await log.head('r1');
       const doc = { race: { status: 'Open' }, runners: [1, 2] };
       const stored = await log.append('r1', {
         entries: [snapshot(doc), event('race.status_changed', { from: null, to: 'Open' })],
@@ -98,7 +100,7 @@ export function eventLogContract(name: string, factory: EventLogFactory): void {
           seq: 2,
           timestamp: ts,
           event: {
-            id: 'r1:2',
+            id: `r1:2@${epoch}`,
             type: 'race.status_changed',
             timestamp: ts,
             stream: 'r1',
@@ -131,7 +133,12 @@ export function eventLogContract(name: string, factory: EventLogFactory): void {
         base: 1,
         ops: [{ op: 'replace', path: '/v', value: 2 }],
       });
-      expect(stored[1]).toMatchObject({ kind: 'event', seq: 5, event: { id: 'r1:5', seq: 5, type: 'c' } });
+      const { epoch } = await log.head('r1');
+      expect(stored[1]).toMatchObject({
+        kind: 'event',
+        seq: 5,
+        event: { id: `r1:5@${epoch}`, seq: 5, type: 'c' },
+      });
       const next = await log.append('r1', {
         entries: [patch([{ op: 'replace', path: '/v', value: 3 }])],
         document: { v: 3 },
@@ -154,7 +161,12 @@ export function eventLogContract(name: string, factory: EventLogFactory): void {
       const log = await fresh();
       await appendEvents(log, 'r1', 3);
       const stored = await log.append('meeting:m1', { entries: [event('meeting.race_added')], now: T0 });
-      expect(stored[0]).toMatchObject({ seq: 1, stream: 'meeting:m1', event: { id: 'meeting:m1:1' } });
+      const { epoch } = await log.head('meeting:m1');
+      expect(stored[0]).toMatchObject({
+        seq: 1,
+        stream: 'meeting:m1',
+        event: { id: `meeting:m1:1@${epoch}` },
+      });
       expect((await log.head('r1')).seq).toBe(3);
     });
 
@@ -362,7 +374,10 @@ export function eventLogContract(name: string, factory: EventLogFactory): void {
           document: { v: 9 },
           now: at('23T00:00:00'),
         });
-        expect(again.map((e) => (e.kind === 'event' ? e.event.id : e.seq))).toEqual([4, 'r-old:5']);
+        expect(again.map((e) => (e.kind === 'event' ? e.event.id : e.seq))).toEqual([
+          4,
+          `r-old:5@${head.epoch}`,
+        ]);
         expect((await log.head('r-old')).document).toEqual({ v: 9 });
       });
 

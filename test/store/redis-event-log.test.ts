@@ -64,10 +64,11 @@ if (!url) {
       });
       await log.append('r2', { entries: [event('e3')], now });
       const feed = (await redis.xrange(`${prefix}feed`, '-', '+')).map(([, f]) => JSON.parse(f[1]!));
+      const { epoch } = await log.head('r1');
       expect(feed.map((e) => [e.kind, e.stream, e.seq, e.event.id])).toEqual([
-        ['event', 'r1', 2, 'r1:2'],
-        ['event', 'r1', 3, 'r1:3'],
-        ['event', 'r2', 1, 'r2:1'],
+        ['event', 'r1', 2, `r1:2@${epoch}`],
+        ['event', 'r1', 3, `r1:3@${epoch}`],
+        ['event', 'r2', 1, `r2:1@${epoch}`],
       ]);
       const fenced = createRedisEventLog({ redis, prefix, fence: () => undefined });
       await expect(fenced.append('r1', { entries: [event('e4')], now })).rejects.toMatchObject({

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { type Meeting, meetingsResponseSchema } from '../../src/upstream/schemas.js';
 import { applyMeetings } from '../../src/watch/discovery.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from '../../src/watch/race-watch.js';
-import { pickNext } from '../../src/watch/scheduler.js';
+import { isRefillTurn, pickNext } from '../../src/watch/scheduler.js';
 
 export function loadTimetable(): Meeting[] {
   const raw = JSON.parse(
@@ -35,7 +35,10 @@ export interface Fetch {
   raceId: string;
 }
 
-/** Runs the scheduler from `from` to `to` with one request every `slotMs`; discovery every `discoveryMs`. */
+/**
+ * Runs the scheduler from `from` to `to` with one request every `slotMs`; discovery every `discoveryMs`. It
+ * starts knowing nothing but the timetable (no race fetched yet), as a poller does after a start or takeover.
+ */
 export function runVirtualDay(opts: {
   meetings: Meeting[];
   from: number;
@@ -53,6 +56,7 @@ export function runVirtualDay(opts: {
   let discoveryDueAt = opts.from + opts.discoveryMs;
   const fetches: Fetch[] = [];
   const discoveries: number[] = [];
+  let racePicks = 0;
   for (let t = opts.from; t < opts.to; t += opts.slotMs) {
     const pick = pickNext({
       races: races.values(),
@@ -61,12 +65,14 @@ export function runVirtualDay(opts: {
       subscribers: opts.subscribers ?? new Map(),
       discoveryDueAt,
       discoveryInFlight: false,
+      refillTurn: isRefillTurn(racePicks),
     });
     if (pick.kind === 'discovery') {
       races = applyMeetings(races, withStatus(t), t).races;
       discoveryDueAt = t + opts.discoveryMs;
       discoveries.push(t);
     } else if (pick.kind === 'race') {
+      racePicks++;
       const race = races.get(pick.raceId)!;
       const status = modelStatus(race.startTime, t);
       races.set(race.raceId, {

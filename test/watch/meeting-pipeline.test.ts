@@ -51,8 +51,12 @@ describe('meeting pipeline', () => {
       ['meeting:m1', 3, 'event'],
     ]);
     const event = seen[2]!.kind === 'event' ? seen[2]!.event : undefined;
-    expect(event).toMatchObject({ type: 'meeting.race_added', meetingId: 'm1', id: 'meeting:m1:3' });
     const head = await log.head('meeting:m1');
+    expect(event).toMatchObject({
+      type: 'meeting.race_added',
+      meetingId: 'm1',
+      id: `meeting:m1:3@${head.epoch}`,
+    });
     expect(head.document).toEqual(meeting([race(1, 'Closed'), race(2), race(3)]));
   });
 

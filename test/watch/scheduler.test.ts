@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyMeetings } from '../../src/watch/discovery.js';
 import type { RaceWatch } from '../../src/watch/race-watch.js';
 import { pickNext } from '../../src/watch/scheduler.js';
-import { dividendsFinalAt, loadTimetable, runVirtualDay } from '../support/virtual-day.js';
+import { dividendsFinalAt, loadTimetable, modelStatus, runVirtualDay } from '../support/virtual-day.js';
 
 const MIN = 60_000;
 const meetings = loadTimetable();
@@ -119,8 +119,8 @@ describe('pickNext', () => {
 
   it('fetches a subscribed race an hour out once it is 10 s old, ahead of a staler near-jump race', () => {
     const [a, b] = [...base.values()];
-    const near = { ...a!, startTime: from + 5 * MIN, lastFetchAt: from - 60_000 };
-    const subscribed = { ...b!, startTime: from + 50 * MIN };
+    const near = { ...a!, status: 'Open', startTime: from + 5 * MIN, lastFetchAt: from - 60_000 };
+    const subscribed = { ...b!, status: 'Open', startTime: from + 50 * MIN };
     const subscribers = new Map([[b!.raceId, 1]]);
     const at = (lastFetchAt: number) =>
       pickNext({
@@ -140,8 +140,8 @@ describe('pickNext', () => {
   it('raises a subscribed race above an unsubscribed one in the same phase', () => {
     const [a, b] = [...base.values()];
     const races = new Map([
-      [a!.raceId, { ...a!, startTime: from + 20 * MIN, lastFetchAt: from - 20_000 }],
-      [b!.raceId, { ...b!, startTime: from + 20 * MIN, lastFetchAt: from - 20_000 }],
+      [a!.raceId, { ...a!, status: 'Open', startTime: from + 20 * MIN, lastFetchAt: from - 20_000 }],
+      [b!.raceId, { ...b!, status: 'Open', startTime: from + 20 * MIN, lastFetchAt: from - 20_000 }],
     ]);
     const subscribers = new Map([[b!.raceId, 1]]);
     expect(pickNext({ ...input(races, from), subscribers })).toMatchObject({
@@ -222,5 +222,38 @@ describe('pickNext: value per request', () => {
     const near = fetched(a, { startTime: from + MIN, lastFetchAt: from - 60_000 });
     const dirty = fetched(c, { startTime: from + 5 * 60 * MIN, lastFetchAt: from - 1_000, dirty: true });
     expect(pick([near, dirty])).toMatchObject({ raceId: c.raceId, urgent: true });
+  });
+});
+
+describe('after a takeover or a wiped store, with 200 subscribed races and no document of any', () => {
+  // The busiest stretch: 18 races within 10 minutes of 18:00 UTC, 70 already Final.
+  const at = Date.parse('2025-07-16T18:00:00Z');
+  const subscribed = [...starts]
+    .sort((x, y) => Math.abs(x.start - at) - Math.abs(y.start - at))
+    .slice(0, 200);
+  const restart = runVirtualDay({
+    meetings,
+    from: at,
+    to: at + 20 * MIN,
+    slotMs: 600,
+    discoveryMs: 6000,
+    subscribers: new Map(subscribed.map((r) => [r.id, 1])),
+  });
+  const firstFetch = (raceId: string) => restart.fetches.find((f) => f.raceId === raceId)?.at;
+
+  it('fetches every race within 10 minutes of its jump, and not Final, within 30 s', () => {
+    const nearJump = subscribed.filter(
+      (r) => Math.abs(r.start - at) <= 10 * MIN && modelStatus(r.start, at) !== 'Final',
+    );
+    expect(nearJump.length).toBe(17);
+    for (const r of nearJump) expect(firstFetch(r.id)! - at, r.id).toBeLessThanOrEqual(30_000);
+  });
+
+  it('refills the document of every subscribed race, Final ones included, on its refill turns', () => {
+    const finals = subscribed.filter((r) => modelStatus(r.start, at) === 'Final');
+    expect(finals.length).toBeGreaterThan(50);
+    const last = Math.max(...subscribed.map((r) => firstFetch(r.id) ?? Number.POSITIVE_INFINITY));
+    // Measured: the last of the 200 at 545 s, with one race pick in five a refill turn.
+    expect(last - at).toBeLessThanOrEqual(10 * MIN);
   });
 });

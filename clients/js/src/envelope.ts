@@ -13,7 +13,8 @@ export const meetingStreamId = (meetingId: string): StreamId => `meeting:${meeti
 
 /** A typed event as delivered to every consumer. `id` is stable across restarts and nodes. */
 export interface RaceEvent<T extends string = string, D = unknown> {
-  /** `<stream>:<seq>`: unique, stable, the dedupe key for consumers (and the webhook-id). */
+  /** `<stream>:<seq>@<epoch>` (protocol 2; `<stream>:<seq>` in 1): unique for ever, stable, the dedupe key for
+   * consumers (and the webhook-id). Opaque: resume from positions, never from an id. */
   id: string;
   type: T;
   /** ISO 8601 time at which racewire detected the change. */

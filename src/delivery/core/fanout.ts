@@ -103,7 +103,7 @@ export function fanOut(deps: FanoutDeps, entries: readonly LogEntry[]): void {
       continue;
     }
     if (epoch !== undefined && epoch !== state.epoch) {
-      resyncStream(deps.attach, session, stream, state);
+      resyncStream(deps.attach, session, stream, state, 'epoch_mismatch');
       continue;
     }
     if (state.options.conflateMs !== undefined) {

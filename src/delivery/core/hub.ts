@@ -115,7 +115,7 @@ export class DeliveryHub {
         this.snapshots.invalidate(stream);
         for (const session of this.registry.byStream.get(stream) ?? []) {
           const state = session.streams.get(stream);
-          if (state?.phase === 'live') resyncStream(this.attach, session, stream, state);
+          if (state?.phase === 'live') resyncStream(this.attach, session, stream, state, 'epoch_mismatch');
         }
       },
       onTailError: (err, stream) => this.logger.warn({ err, stream }, 'heartbeat tail check failed'),

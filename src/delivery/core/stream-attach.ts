@@ -35,6 +35,9 @@ export interface AttachContext {
 }
 
 export type SnapshotReason = 'too_old' | 'epoch_mismatch' | 'resync';
+/** Why a subscribed stream gets a fresh snapshot unasked for: its log was reset (`epoch_mismatch`), or
+ * anything else (a gap the log no longer holds, a client's resync, a failed read: `resync`). */
+export type ResyncReason = Exclude<SnapshotReason, 'too_old'>;
 
 /** Registers the stream at once (pending: nothing buffered yet) and queues its attach behind the others. */
 export function attachStream(
@@ -44,7 +47,7 @@ export function attachStream(
   channel: string,
   options: StreamOptions,
   from?: StreamPosition,
-  reason?: 'resync',
+  reason?: ResyncReason,
 ): StreamState {
   const prev = session.streams.get(stream);
   const state: StreamState = {
@@ -63,16 +66,18 @@ export function attachStream(
   return state;
 }
 
-/** Replaces a stream's delivery with a fresh snapshot (after a gap the log no longer holds, and the like). */
+/** Replaces a stream's delivery with a fresh snapshot (after a gap the log no longer holds, a reset log, and
+ * the like); `reason` is what the snapshot says. */
 export function resyncStream(
   ctx: AttachContext,
   session: Session,
   stream: StreamId,
   state: StreamState,
+  reason: ResyncReason = 'resync',
 ): void {
   if (session.closed || session.streams.get(stream) !== state) return;
   const channel = [...state.channels][0] ?? `race:${stream}`;
-  const next = attachStream(ctx, session, stream, channel, state.options, undefined, 'resync');
+  const next = attachStream(ctx, session, stream, channel, state.options, undefined, reason);
   for (const c of state.channels) next.channels.add(c);
 }
 
@@ -149,7 +154,7 @@ async function runAttach(
   stream: StreamId,
   state: StreamState,
   from: StreamPosition | undefined,
-  reason: 'resync' | undefined,
+  reason: ResyncReason | undefined,
 ): Promise<void> {
   if (!current(session, stream, state)) return;
   state.phase = 'attaching';
@@ -216,7 +221,7 @@ async function flushBuffer(ctx: AttachContext, session: Session, stream: StreamI
     // The log was reset while attaching: what the client was just sent is of the old epoch.
     if (state.buffer.some((e) => e.epoch !== undefined && e.epoch !== state.epoch)) {
       ctx.snapshots.invalidate(stream);
-      resyncStream(ctx, session, stream, state);
+      resyncStream(ctx, session, stream, state, 'epoch_mismatch');
       return;
     }
     const pending = state.buffer.filter((e) => e.seq > state.lastSeq);

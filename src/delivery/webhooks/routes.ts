@@ -22,6 +22,7 @@ import {
 } from './api-schemas.js';
 import { attemptToView, deliveryToView, endpointToView } from './api-views.js';
 import type { ResolvedWebhookConfig } from './config.js';
+import { endpointExportRoutes } from './endpoint-export.js';
 import { WebhookError } from './errors.js';
 import { CHAT_ALERT_TYPES } from './formatters/event-facts.js';
 import type { Outbox } from './outbox-port.js';
@@ -59,6 +60,8 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
   const notClosing = () => {
     if (deps.isClosing()) throw new WebhookError('RW_WEBHOOK_SHUTTING_DOWN');
   };
+
+  endpointExportRoutes(app, { outbox, checkUrl, notClosing });
 
   const endpointOut = jsonSchema(endpointView, 'output');
   const tags = ['webhooks'];

@@ -98,7 +98,7 @@ export async function registerWebSocketGateway(
     });
     const welcome: WelcomeMessage = {
       type: 'welcome',
-      protocol: 1,
+      protocol: 2,
       connectionId: session.id,
       scope: auth.principal.scope,
       heartbeatMs: hub.limits.heartbeatMs,

@@ -239,7 +239,9 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
       const row = headRow(stream);
       const stamped = stampChange(
         stream,
-        row ? { seq: row.seq, documentSeq: row.document_seq } : { seq: 0, documentSeq: 0 },
+        row
+          ? { seq: row.seq, documentSeq: row.document_seq, epoch: row.epoch }
+          : { seq: 0, documentSeq: 0, epoch },
         change,
       );
       if (stamped.entries.length === 0) return [];

@@ -68,3 +68,15 @@ export function peakPerMinute(
   }
   return { peak, skipped };
 }
+
+/** Webhook-ids received with more than one body: a consumer deduping by webhook-id would drop the later. */
+export function reusedIds(received: ReadonlyArray<{ id: string; body: string }>): string[] {
+  const bodies = new Map<string, string>();
+  const reused = new Set<string>();
+  for (const r of received) {
+    const seen = bodies.get(r.id);
+    if (seen === undefined) bodies.set(r.id, r.body);
+    else if (seen !== r.body) reused.add(r.id);
+  }
+  return [...reused];
+}

@@ -3,7 +3,8 @@
  * WebSocket subscribers to two races on every node and a webhook receiver, while a seeded schedule
  * (schedule.ts) SIGKILLs the leader, SIGSTOPs it past its lease and resumes it, restarts Redis with and
  * without its data and drops bus messages. Runners are scratched throughout so the races keep changing.
- * Then the checker asserts the invariants of issue 14 (checks.ts, fence-audit.ts) and answers each check.
+ * Then the checker asserts the invariants of issues 14 and 27 (checks.ts, fence-audit.ts) and answers each
+ * check.
  */
 import { Redis } from 'ioredis';
 import { redisLogKeys } from '../../../src/store/redis/redis-event-log.js';
@@ -17,7 +18,7 @@ import {
   startWebhookReceiver,
 } from '../cluster-harness.js';
 import { recordRace } from '../ws-recorder.js';
-import { type Check, gapIn, peakPerMinute, segmentsOf } from './checks.js';
+import { type Check, gapIn, peakPerMinute, reusedIds, segmentsOf } from './checks.js';
 import { startFenceAudit } from './fence-audit.js';
 import { startOwnRedis } from './redis-server.js';
 import { faultSchedule, seeded } from './schedule.js';
@@ -114,6 +115,8 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   const killed = new Set<NodeProcess>();
   const subscribers: Subscriber[] = [];
   const wipes: number[] = [];
+  /** Deliveries received when each wipe happened: some before and some after show the id check bit. */
+  const receivedAtWipe: number[] = [];
   let registeredAt = 0;
   let spawned = 0;
   const checks: Check[] = [];
@@ -232,6 +235,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
           await redis.restart(keep, step.holdMs);
           if (!keep) {
             wipes.push(Date.now());
+            receivedAtWipe.push(receiver.received.length);
             audit.serverWiped();
           }
           await audit.reconnect();
@@ -387,7 +391,17 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
       detail: `peak ${trusted.peak} of ${BUDGET} in any 60 s of arrivals, leaving out ${trusted.skipped} windows holding a Redis wipe (the shared window is lost) or a stall of the simulator's event loop over 1 s (its stamps then lag arrivals by more than the margin; worst stall ${worstStallMs} ms, ${stalls.length} stalls); with only the wipes left out (${skipped} windows): peak ${peak}`,
     });
 
-    // 6. No node died but those the nemesis killed, and none logged a rejection nothing handled (a node
+    // 6. Issue 27: no webhook-id came twice with other content, across every wipe (the log restarts each stream
+    // at seq 1 in a new epoch); exercised when deliveries came both before and after a wipe.
+    const reused = reusedIds(receiver.received);
+    const bitten = receivedAtWipe.some((n) => n > 0 && receiver.received.length > n);
+    checks.push({
+      name: 'no webhook-id reused with other content across Redis wipes',
+      ok: reused.length === 0 && bitten,
+      detail: `${receiver.received.length} deliveries, ${wipes.length} wipes (deliveries before each: ${receivedAtWipe.join(', ') || 'none'})${bitten ? '' : ': no wipe had deliveries on both sides, not exercised'}; ${reused.length} ids reused${reused.length ? `: ${reused.slice(0, 3).join(', ')}` : ''}`,
+    });
+
+    // 7. No node died but those the nemesis killed, and none logged a rejection nothing handled (a node
     // survives one, src/last-resort.ts, but it is the same bug).
     const crashed = nodes.filter((n) => !killed.has(n) && !alive(n));
     const unhandled = nodes.filter((n) => n.output.join('').includes('"code":"unhandled_rejection"'));

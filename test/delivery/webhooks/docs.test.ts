@@ -12,7 +12,7 @@ it('documents every webhook error code with its HTTP status', () => {
 
 it('documents the signed example so that it verifies', async () => {
   const { Webhook } = await import('standardwebhooks');
-  const body = doc.match(/^(\{"id":"R7fQ2:12".*\})$/m)?.[1] ?? '';
+  const body = doc.match(/^(\{"id":"R7fQ2:12@[^"]+".*\})$/m)?.[1] ?? '';
   const header = (name: string) => doc.match(new RegExp(`^${name}: (.*)$`, 'm'))?.[1] ?? '';
   const wh = new Webhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
   const at = new Date(Number(header('webhook-timestamp')) * 1000);

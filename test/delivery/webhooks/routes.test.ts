@@ -323,6 +323,7 @@ describe('webhook endpoints API', () => {
       '/v1/webhooks/endpoints/{id}/replay',
       '/v1/webhooks/endpoints/{id}/rotate-secret',
       '/v1/webhooks/endpoints/{id}/test',
+      '/v1/webhooks/endpoints:export',
     ]);
     expect(
       doc.paths['/v1/webhooks/endpoints'].post.requestBody.content['application/json'].schema.required,

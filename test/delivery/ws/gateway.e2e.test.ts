@@ -43,7 +43,7 @@ describe('WebSocket gateway end to end', () => {
     expect(events).toHaveLength(4);
     expect(events[0]).toMatchObject({
       stream: 'R1',
-      event: { type: 'odds.changed', id: `R1:${events[0]!.seq}` },
+      event: { type: 'odds.changed', id: `R1:${events[0]!.seq}@${head.epoch}` },
     });
   });
 

@@ -79,7 +79,7 @@ describe('lost tails and failed attaches', () => {
       timestamp: new Date(h.clock.now()).toISOString(),
       epoch: 'another-epoch',
       event: {
-        id: 'R1:3',
+        id: 'R1:3@another-epoch',
         type: 'odds.changed',
         timestamp: '',
         stream: 'R1',
@@ -90,7 +90,7 @@ describe('lost tails and failed attaches', () => {
     };
     h.bus.publish([reset]);
     const again = await c.nextOfType('snapshot');
-    expect(again).toMatchObject({ stream: 'R1', reason: 'resync', epoch: snap.epoch, seq: 2 });
+    expect(again).toMatchObject({ stream: 'R1', reason: 'epoch_mismatch', epoch: snap.epoch, seq: 2 });
     expect(c.received.some((m) => m.type === 'event')).toBe(false);
   });
 });
@@ -123,7 +123,7 @@ describe('a log reset', () => {
     const again = await c.next((m) => m.type === 'snapshot' && m !== old);
     expect(again).toMatchObject({
       stream: 'R1',
-      reason: 'resync',
+      reason: 'epoch_mismatch',
       epoch,
       seq: 1,
       document: raceDoc('R1', 9),
@@ -148,7 +148,7 @@ describe('a log reset', () => {
     const again = await c.next((m) => m.type === 'snapshot' && m !== old);
     expect(again).toMatchObject({
       stream: 'R1',
-      reason: 'resync',
+      reason: 'epoch_mismatch',
       epoch,
       seq: 1,
       document: raceDoc('R1', 9),
