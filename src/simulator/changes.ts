@@ -17,12 +17,19 @@ export function ladder(p: number): number {
 }
 
 /**
- * Fixed place price of a fixed win price. Fitted to the real payload: with three places paid the place
- * price is 1 + (win - 1) / 5 up to ~15 (5 -> 1.8, 7.5 -> 2.3, 13 -> 3.3), and shallower for long shots
- * (41 -> 7.5); 0.05 steps.
+ * The fixed win-to-place divisor, (win - 1) / (place - 1), by places paid: 5 with three (the real Awapuni
+ * payload: 5 -> 1.8, 7.5 -> 2.3, 13 -> 3.3), 7.7 with two (issue 22's second real payload, a 7-runner race;
+ * not shipped with the project, so taken from the issue).
+ */
+export const FIXED_PLACE_DIVISOR = { three: 5, two: 7.7 } as const;
+
+/**
+ * Fixed place price of a fixed win price: 1 + (win - 1) / divisor up to ~15, shallower for long shots
+ * (41 -> 7.5 in the real payload); 0.05 steps.
  */
 export function placeOf(win: number, positionsPaid = 3): number {
-  const divisor = (positionsPaid >= 3 ? 5 : 3.5) + Math.max(0, win - 15) / 25;
+  const base = positionsPaid >= 3 ? FIXED_PLACE_DIVISOR.three : FIXED_PLACE_DIVISOR.two;
+  const divisor = base + Math.max(0, win - 15) / 25;
   return Math.max(1.01, Math.round((1 + (win - 1) / divisor) * 20) / 20);
 }
 

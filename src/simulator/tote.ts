@@ -7,13 +7,15 @@
  * dividends equal the pool prices and pool totals at the close. Nothing here is journalled: the state at a
  * tick is computed, not stored.
  */
-import { HOUR, MINUTE } from './changes.js';
+import { FIXED_PLACE_DIVISOR, HOUR, MINUTE } from './changes.js';
 import { templates } from './data.js';
 import type { RaceState, RaceStatic, RunnerState } from './model.js';
 import { rngFor } from './rng.js';
 
 /** Share of a win pool paid back: 1 / 0.84 = 1.19, the real pool book. */
 export const TAKE_OUT = 0.84;
+/** Pool place price = 1 + (pool win - 1) / this with three places paid: fitted to the real pool-place book. */
+const POOL_PLACE_DIVISOR_THREE = 6;
 export const TOTE_OPENS = 6 * HOUR;
 
 /** The last tick at or before `t` (epoch ms), or null before the tote opens. Frozen at the close. */
@@ -105,11 +107,19 @@ export function poolPrices(
     (r) => Math.exp(rng.normal() * sigma) / (runners.get(r.entrantId) as RunnerState).fixedWin,
   );
   const total = weights.reduce((a, b) => a + b, 0);
+  // Fitted to the real pool-place book with three places paid (3.67, the Awapuni payload); with two, scaled
+  // as the fixed divisor is (7.7 / 5: assumed, no real pool prices with two places paid are shipped).
+  const placeDivisor =
+    POOL_PLACE_DIVISOR_THREE *
+    (race.positionsPaid >= 3 ? 1 : FIXED_PLACE_DIVISOR.two / FIXED_PLACE_DIVISOR.three);
   const out = new Map<string, PoolPrice>();
   live.forEach((r, i) => {
     const share = (weights[i] as number) / total;
     const win = Math.max(1, Math.round((TAKE_OUT / share) * 10) / 10);
-    const place = Math.max(1, Math.round((1 + ((win - 1) / 3.3) * Math.exp(rng.normal() * 0.08)) * 10) / 10);
+    const place = Math.max(
+      1,
+      Math.round((1 + ((win - 1) / placeDivisor) * Math.exp(rng.normal() * 0.08)) * 10) / 10,
+    );
     out.set(r.entrantId, { win, place, share });
   });
   return out;

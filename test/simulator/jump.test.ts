@@ -30,29 +30,39 @@ describe('the jump, as the real races list shows it', () => {
         0.06,
       );
     }
-    // A tail of many minutes: draws between the measured values reach toward the real longest (23.7 min).
-    const longest = Math.max(...simulated.northAmerica);
-    expect(longest).toBeLessThanOrEqual(Math.max(...real.all));
-    expect(longest).toBeGreaterThan(0.6 * Math.max(...real.all));
+    // A tail of many minutes: the real longest (23.7 min) is drawn, jittered, on a simulated day.
+    expectWithin('longest', Math.max(...simulated.northAmerica), Math.max(...real.all), 0.15);
   });
 
-  it('over the real list window (00:00-03:19 UTC) of each day, matches the real list as a whole', () => {
+  it('over the real list window (00:00-03:19 UTC), matches the real list as a whole: p50, p90, longest', async () => {
     const real = realJumps().all;
     const inWindow = (t: number) => {
       const sinceMidnight = t - Math.floor(t / 86_400_000) * 86_400_000;
       return sinceMidnight <= 199 * MIN;
     };
-    const s = simJumps(
-      sim.world,
-      sim.world.races.filter((r) => inWindow(r.advertisedStart)),
-    ).all;
-    // The same stretch of the timetable on each of the three days.
-    expect(Math.abs(s.length - 3 * real.length)).toBeLessThan(12);
-    expectWithin('window median', quantile(s, 0.5), quantile(real, 0.5), 0.2);
-    // (Its p90 falls in a sparse stretch of the real sample, 220-252 s: it is held per region above.)
+    const windowOf = (world: Simulator['world']) =>
+      simJumps(
+        world,
+        world.races.filter((r) => inWindow(r.advertisedStart)),
+      ).all;
+    // The window's p90 falls in a sparse stretch of the real sample (252-275 s North America, 199-299 s
+    // elsewhere), so one seed's 300 races put it anywhere from about 205 s to 290 s: the quantiles are held
+    // on four seeds pooled, the longest on each seed's window (as the real list is one window).
+    const pooled: number[] = [];
+    for (const seed of [8, 1, 2, 3]) {
+      const other = seed === 8 ? sim : await createSimulator({ seed, clock, day: DAY, rateLimit: false });
+      const s = windowOf(other.world);
+      if (other !== sim) await other.close();
+      // The same stretch of the timetable on each of the three days.
+      expect(Math.abs(s.length - 3 * real.length)).toBeLessThan(12);
+      expectWithin(`seed ${seed} window longest`, Math.max(...s), Math.max(...real), 0.15);
+      pooled.push(...s);
+    }
+    expectWithin('window median', quantile(pooled, 0.5), quantile(real, 0.5), 0.15);
+    expectWithin('window p90', quantile(pooled, 0.9), quantile(real, 0.9), 0.15);
     expectNear(
       'window share over 150 s',
-      share(s, (x) => x > 150),
+      share(pooled, (x) => x > 150),
       share(real, (x) => x > 150),
       0.08,
     );

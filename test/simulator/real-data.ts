@@ -74,7 +74,7 @@ export function movesOf(data: Rec): { open: number; moves: Move[] }[] {
 }
 
 /** Sum of 1 / price over the unscratched runners, for `fixed_win` or `pool_win`. */
-export const bookOf = (data: Rec, market: 'fixed_win' | 'pool_win') =>
+export const bookOf = (data: Rec, market: 'fixed_win' | 'pool_win' | 'pool_place') =>
   (data.runners as Rec[])
     .filter((r) => r.is_scratched !== true)
     .reduce((a, r) => a + 1 / ((r.odds as Rec)[market] as number), 0);
@@ -185,6 +185,9 @@ export const SECOND_REAL_FINAL = {
   tipsOutsideField: 3,
   runners: 7,
   resultsListed: 4,
+  /** Its places paid (2: 7 starters) and fixed win-to-place divisor, (win - 1) / (place - 1). */
+  positionsPaid: 2,
+  fixedPlaceDivisor: 7.7,
 } as const;
 
 /** Runs of equal statuses in dividend rows over the runs a random order of them would have (1: no order). */
