@@ -28,9 +28,18 @@ const BEYOND_MEASURED_S = 60;
  * The delays (s after the advertised start) at which a race still not jumped `elapsedS` after its advertised
  * start may yet jump, equally likely: the measured delays beyond `elapsedS`, or, past all of them, one
  * a minute ahead (the race is late beyond anything measured and will go soon).
+ *
+ * Once a race is later than some measured delay, the next one may lie far off (North America: 407 s, then
+ * 1,423 s): 45 races say nothing of when in that gap it goes, and a race held at the start goes when it is
+ * ready. So the share of the gap it is in counts as jumping within a minute, or at the next measured delay
+ * if that is sooner, as past the longest one. Without this, a race 7 to 23 minutes late had only 1,423 s
+ * left and was treated as a quarter of an hour from its jump (fetched every 30 s and more while at it).
  */
 export function remainingJumpDelays(country: string, elapsedS: number): readonly number[] {
   const sample = NORTH_AMERICA.has(country) ? JUMP_DELAYS_S.northAmerica : JUMP_DELAYS_S.elsewhere;
-  const ahead = sample.filter((d) => d > elapsedS);
-  return ahead.length > 0 ? ahead : [elapsedS + BEYOND_MEASURED_S];
+  const next = sample.findIndex((d) => d > elapsedS);
+  if (next === -1) return [elapsedS + BEYOND_MEASURED_S];
+  const ahead = sample.slice(next);
+  if (next === 0) return ahead;
+  return [Math.min(ahead[0]!, elapsedS + BEYOND_MEASURED_S), ...ahead.slice(1)];
 }

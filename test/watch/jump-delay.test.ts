@@ -26,5 +26,13 @@ describe('jump delays', () => {
     expect(remainingJumpDelays('USA', 400)).toEqual([407, 1423]);
     expect(remainingJumpDelays('NZ', 400)).toEqual([460]);
     expect(remainingJumpDelays('AUS', 0)).toHaveLength(JUMP_DELAYS_S.elsewhere.length);
+    expect(remainingJumpDelays('AUS', -600)).toEqual(JUMP_DELAYS_S.elsewhere);
+  });
+
+  it('counts the gap a late race is in as within a minute, not at the far end of a sparse tail', () => {
+    // 428 s late in North America: the next measured delay is 1,423 s; the race goes when it is ready.
+    expect(remainingJumpDelays('USA', 428)).toEqual([488]);
+    expect(remainingJumpDelays('USA', 1000)).toEqual([1060]);
+    expect(remainingJumpDelays('NZ', 200)).toEqual([260, 339]);
   });
 });
