@@ -70,11 +70,16 @@ describe('discovery against an upstream that is not racewire’s simulator', () 
     );
     const { meetings } = (await get('/v1/meetings')).json<{ meetings: { races: { raceId: string }[] }[] }>();
     expect(meetings.flatMap((m) => m.races.map((r) => r.raceId))).toContain(polled);
-    const ready = (await get('/readyz')).json<Ready>();
-    expect(ready.checks.discovery).toEqual({
-      ok: true,
-      detail: { polling: true, failing: [], alarms: [] },
-    });
+    // /readyz answers from checks run every wall second: wait for the first run since the node polls.
+    const discovery = await until(
+      async () => {
+        const check = (await get('/readyz')).json<Ready>().checks.discovery;
+        return check?.detail?.polling ? check : undefined;
+      },
+      '/readyz naming this node as polling',
+      10_000,
+    );
+    expect(discovery).toEqual({ ok: true, detail: { polling: true, failing: [], alarms: [] } });
     const metrics = (await get('/metrics')).body;
     expect(metrics).toMatch(/racewire_upstream_echo_omitted_total\{member="limit"\} [1-9]/);
     expect(metrics).toMatch(/racewire_discovery_failing_days 0/);
@@ -86,7 +91,7 @@ describe('discovery against an upstream that is not racewire’s simulator', () 
     const failing = await until(
       async () => {
         const res = await get('/readyz');
-        const day = res.json<Ready>().checks.discovery?.detail?.failing[0];
+        const day = res.json<Ready>().checks.discovery?.detail?.failing?.[0];
         return res.status === 503 && day ? day : undefined;
       },
       '/readyz failing on discovery',
