@@ -6,7 +6,7 @@
 import type { ProtestKind } from './lifecycle.js';
 import type { DividendRow, RaceStatic, ResultRow, RunnerState } from './model.js';
 import { hashKey, rngFor } from './rng.js';
-import { type PoolPrice, TAKE_OUT } from './tote.js';
+import { type PoolPrice, poolsOf, TAKE_OUT } from './tote.js';
 
 const MARGINS = [
   'NSE',
@@ -110,6 +110,9 @@ const PRODUCT_NAMES: Record<string, string> = {
   Quinella: 'Pool Quinella',
   Trifecta: 'Pool Trifecta',
   FirstFour: 'Pool First4',
+  RunningDouble: 'Pool Running Double',
+  Double: 'Pool Double',
+  Treble: 'Pool Treble',
 };
 
 /**
@@ -176,5 +179,40 @@ export function dividendRows(
   exotic('Quinella', 2);
   exotic('Trifecta', 3);
   exotic('FirstFour', 4);
+  const winner = { number: top[0] as number, price: price(placings[0])?.win ?? 1 };
+  rows.push(...multiRaceRows(seed, race, winner, prices.size, totals, status, id));
   return rows;
+}
+
+/**
+ * The doubles' and trebles' rows, on the race that is their last leg. The other legs' winners are not this
+ * race's to know, so the dividend is this winner's price times a drawn price (2.5-6) per earlier leg. A
+ * concession pool's description is `concession:<winner>/<starters>`: the real `concession:2/7` (issue 22's
+ * 7-runner payload) is the one string known, its meaning undocumented, so only its format is copied.
+ */
+function multiRaceRows(
+  seed: number,
+  race: RaceStatic,
+  winner: { number: number; price: number },
+  starters: number,
+  totals: Readonly<Record<string, number>>,
+  status: 'Interim' | 'Final',
+  id: (product: string, sel: string) => string,
+): DividendRow[] {
+  return poolsOf(race)
+    .filter((p) => p.raceLegs?.at(-1) === race.raceNumber)
+    .map((p) => {
+      const rng = rngFor(seed, 'multi-race dividend', race.id, p.product, winner.number);
+      let dividend = winner.price;
+      for (let leg = 1; leg < (p.raceLegs?.length ?? 1); leg++) dividend *= rng.range(2.5, 6);
+      return {
+        id: id(p.product, String(winner.number)),
+        product: PRODUCT_NAMES[p.product] as string,
+        status,
+        dividend: round1(dividend),
+        poolSize: totals[p.product] ?? 0,
+        positions: [{ runner_number: winner.number, position: 1 }],
+        ...(p.template.is_concession ? { description: `concession:${winner.number}/${starters}` } : {}),
+      };
+    });
 }
