@@ -40,6 +40,11 @@ export const STRUCTURES = {
   'bets: selections null': (d: Loose) => bets(d).some((b) => legsOf(b).some((l) => l.selections === null)),
   'bets: uuid-string entrant ids': (d: Loose) =>
     bets(d).some((b) => legsOf(b).some((l) => typeof l.race?.entrant_id === 'string')),
+  'pools: RunningDouble, Double or Treble': (d: Loose) =>
+    (d.tote_pools ?? []).some((p: Loose) => ['RunningDouble', 'Double', 'Treble'].includes(p?.product_type)),
+  'pools: non-zero guarantee': (d: Loose) => (d.tote_pools ?? []).some((p: Loose) => p?.guarantee > 0),
+  'dividends: concession': (d: Loose) =>
+    (d.dividends ?? []).some((r: Loose) => String(r?.description).startsWith('concession:')),
 } satisfies Record<string, (d: Loose) => boolean>;
 
 export type Structure = keyof typeof STRUCTURES;
