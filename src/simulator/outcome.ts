@@ -42,19 +42,33 @@ export function drawPlacings(
   return keyed.sort((a, b) => a.t - b.t).map((k) => k.id);
 }
 
+/**
+ * The index in the placings whose runner dead-heats with the next one, or null: 1 % of races (not measured,
+ * the real payloads have none; ~7 a simulated day), for first, second or third alike.
+ */
+export function deadHeatAt(seed: number, race: RaceStatic, starters: number): number | null {
+  const rng = rngFor(seed, 'dead heat', race.id);
+  if (!rng.chance(0.01)) return null;
+  const at = rng.int(0, 2);
+  return at + 1 < starters ? at : null;
+}
+
 export function resultRows(seed: number, race: RaceStatic, placings: string[]): ResultRow[] {
+  const dh = deadHeatAt(seed, race, placings.length);
   const rng = rngFor(seed, 'margins', race.id, placings.join(','));
   const speed = race.meeting.category === 'G' ? 17 : race.meeting.category === 'H' ? 14 : 16.2;
   const winningTime = Math.round((race.distance / speed + rng.range(-2, 2)) * 100) / 100;
   let total = 0;
   return placings.map((entrantId, i) => {
     const m = i === 0 ? 0 : rng.int(0, MARGINS.length - 1);
-    total += i === 0 ? 0 : (MARGIN_LENGTHS[m] as number);
+    // The dead-heater shares the position above it, no margin behind it.
+    const heat = dh !== null && i === dh + 1;
+    total += i === 0 || heat ? 0 : (MARGIN_LENGTHS[m] as number);
     return {
       entrantId,
-      position: i + 1,
+      position: heat ? i : i + 1,
       marginLength: Math.round(total * 10) / 10,
-      positionalMargin: i === 0 ? '' : (MARGINS[m] as string),
+      positionalMargin: heat ? 'DH' : i === 0 ? '' : (MARGINS[m] as string),
       timeRan: winningTime,
     };
   });
@@ -146,15 +160,34 @@ export function dividendRows(
     });
   };
   if (placings.length === 0) return rows;
-  row('Win', price(placings[0])?.win ?? 1, 1);
-  const paid = Math.min(race.positionsPaid, placings.length);
+  const dh = deadHeatAt(seed, race, placings.length);
+  // A dead heat splits the pool between the two where a single runner would take it: half price each.
+  const half = (p: number) => round1(Math.max(1, p / 2));
+  if (dh === 0) {
+    for (const i of [0, 1]) {
+      const sel = top[i] as number;
+      rows.push({
+        id: id('Win', String(sel)),
+        product: 'Pool Win',
+        status,
+        dividend: half(price(placings[i])?.win ?? 1),
+        poolSize: totals.Win ?? 0,
+        positions: [{ runner_number: sel, position: 1 }],
+      });
+    }
+  } else row('Win', price(placings[0])?.win ?? 1, 1);
+  const places = Math.min(race.positionsPaid, placings.length);
+  // A dead heat for the last place paid pays both, at half price; one inside the places pays both in full.
+  const split = dh === places - 1 && places < placings.length;
+  const paid = split ? places + 1 : places;
   for (let i = 0; i < paid; i++) {
     const sel = top[i] as number;
+    const place = price(placings[i])?.place ?? 1;
     rows.push({
       id: id('Place', String(sel)),
       product: 'Pool Place',
       status,
-      dividend: price(placings[i])?.place ?? 1,
+      dividend: split && i >= places - 1 ? half(place) : place,
       poolSize: totals.Place ?? 0,
       positions: [{ runner_number: sel, position: 1 }],
     });

@@ -20,6 +20,8 @@ export const STRUCTURES = {
     Array.isArray(d.results) &&
     d.results.length > 1 &&
     d.results.every((r: Loose) => !r.margin_length && !('positional_margin' in r)),
+  'results: dead heat': (d: Loose) =>
+    Array.isArray(d.results) && new Set(d.results.map((r: Loose) => r?.position)).size < d.results.length,
   'dividends: Interim and Final interleaved': (d: Loose) =>
     Array.isArray(d.dividends) &&
     d.dividends.some(
