@@ -76,6 +76,13 @@ export function resultRows(seed: number, race: RaceStatic, placings: string[]): 
 
 const ORDINAL = ['1st', '2nd', '3rd', '4th'];
 
+/**
+ * A protest's reason while it is heard: the decided reason without its decision (`Protest 2nd (#4) vs 1st
+ * (#3)`). Not measured: the real list shows decided protests only; the official description types
+ * `protest_reason` as a string and says nothing of its wording.
+ */
+export const lodgedReason = (decided: string) => decided.replace(/ (UPHELD|DISMISSED)( -)?/, '');
+
 /** A protest's decision: the placings at Final and the reason text, in the styles of the real day. */
 export function protestOutcome(
   seed: number,

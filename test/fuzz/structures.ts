@@ -22,6 +22,7 @@ export const STRUCTURES = {
     d.results.every((r: Loose) => !r.margin_length && !('positional_margin' in r)),
   'results: dead heat': (d: Loose) =>
     Array.isArray(d.results) && new Set(d.results.map((r: Loose) => r?.position)).size < d.results.length,
+  'race: protest while Interim': (d: Loose) => d.race?.protest === true && d.race?.status === 'Interim',
   'dividends: Interim and Final interleaved': (d: Loose) =>
     Array.isArray(d.dividends) &&
     d.dividends.some(
