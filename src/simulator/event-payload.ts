@@ -216,7 +216,7 @@ export function eventData(input: EventInput): Record<string, unknown> {
       pool_size: d.poolSize,
       jackpot_size: 0,
       positions: d.positions,
-      description: d.positions.map((p) => p.runner_number).join(':'),
+      description: d.description ?? d.positions.map((p) => p.runner_number).join(':'),
     }));
   }
   data.substitutions = substitutions(race, prices);

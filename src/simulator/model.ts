@@ -123,6 +123,8 @@ export interface DividendRow {
   dividend: number;
   poolSize: number;
   positions: { runner_number: number; position: number }[];
+  /** When not the selection's runner numbers joined by ':' (a concession pool's `concession:2/7`). */
+  description?: string;
 }
 
 export interface RaceState {

@@ -6,7 +6,7 @@
 import type { ProtestKind } from './lifecycle.js';
 import type { DividendRow, RaceStatic, ResultRow, RunnerState } from './model.js';
 import { hashKey, rngFor } from './rng.js';
-import { type PoolPrice, TAKE_OUT } from './tote.js';
+import { type PoolPrice, poolsOf, TAKE_OUT } from './tote.js';
 
 const MARGINS = [
   'NSE',
@@ -42,25 +42,46 @@ export function drawPlacings(
   return keyed.sort((a, b) => a.t - b.t).map((k) => k.id);
 }
 
+/**
+ * The index in the placings whose runner dead-heats with the next one, or null: 1 % of races (not measured,
+ * the real payloads have none; ~7 a simulated day), for first, second or third alike.
+ */
+export function deadHeatAt(seed: number, race: RaceStatic, starters: number): number | null {
+  const rng = rngFor(seed, 'dead heat', race.id);
+  if (!rng.chance(0.01)) return null;
+  const at = rng.int(0, 2);
+  return at + 1 < starters ? at : null;
+}
+
 export function resultRows(seed: number, race: RaceStatic, placings: string[]): ResultRow[] {
+  const dh = deadHeatAt(seed, race, placings.length);
   const rng = rngFor(seed, 'margins', race.id, placings.join(','));
   const speed = race.meeting.category === 'G' ? 17 : race.meeting.category === 'H' ? 14 : 16.2;
   const winningTime = Math.round((race.distance / speed + rng.range(-2, 2)) * 100) / 100;
   let total = 0;
   return placings.map((entrantId, i) => {
     const m = i === 0 ? 0 : rng.int(0, MARGINS.length - 1);
-    total += i === 0 ? 0 : (MARGIN_LENGTHS[m] as number);
+    // The dead-heater shares the position above it, no margin behind it.
+    const heat = dh !== null && i === dh + 1;
+    total += i === 0 || heat ? 0 : (MARGIN_LENGTHS[m] as number);
     return {
       entrantId,
-      position: i + 1,
+      position: heat ? i : i + 1,
       marginLength: Math.round(total * 10) / 10,
-      positionalMargin: i === 0 ? '' : (MARGINS[m] as string),
+      positionalMargin: heat ? 'DH' : i === 0 ? '' : (MARGINS[m] as string),
       timeRan: winningTime,
     };
   });
 }
 
 const ORDINAL = ['1st', '2nd', '3rd', '4th'];
+
+/**
+ * A protest's reason while it is heard: the decided reason without its decision (`Protest 2nd (#4) vs 1st
+ * (#3)`). Not measured: the real list shows decided protests only; the official description types
+ * `protest_reason` as a string and says nothing of its wording.
+ */
+export const lodgedReason = (decided: string) => decided.replace(/ (UPHELD|DISMISSED)( -)?/, '');
 
 /** A protest's decision: the placings at Final and the reason text, in the styles of the real day. */
 export function protestOutcome(
@@ -110,6 +131,9 @@ const PRODUCT_NAMES: Record<string, string> = {
   Quinella: 'Pool Quinella',
   Trifecta: 'Pool Trifecta',
   FirstFour: 'Pool First4',
+  RunningDouble: 'Pool Running Double',
+  Double: 'Pool Double',
+  Treble: 'Pool Treble',
 };
 
 /**
@@ -143,15 +167,34 @@ export function dividendRows(
     });
   };
   if (placings.length === 0) return rows;
-  row('Win', price(placings[0])?.win ?? 1, 1);
-  const paid = Math.min(race.positionsPaid, placings.length);
+  const dh = deadHeatAt(seed, race, placings.length);
+  // A dead heat splits the pool between the two where a single runner would take it: half price each.
+  const half = (p: number) => round1(Math.max(1, p / 2));
+  if (dh === 0) {
+    for (const i of [0, 1]) {
+      const sel = top[i] as number;
+      rows.push({
+        id: id('Win', String(sel)),
+        product: 'Pool Win',
+        status,
+        dividend: half(price(placings[i])?.win ?? 1),
+        poolSize: totals.Win ?? 0,
+        positions: [{ runner_number: sel, position: 1 }],
+      });
+    }
+  } else row('Win', price(placings[0])?.win ?? 1, 1);
+  const places = Math.min(race.positionsPaid, placings.length);
+  // A dead heat for the last place paid pays both, at half price; one inside the places pays both in full.
+  const split = dh === places - 1 && places < placings.length;
+  const paid = split ? places + 1 : places;
   for (let i = 0; i < paid; i++) {
     const sel = top[i] as number;
+    const place = price(placings[i])?.place ?? 1;
     rows.push({
       id: id('Place', String(sel)),
       product: 'Pool Place',
       status,
-      dividend: price(placings[i])?.place ?? 1,
+      dividend: split && i >= places - 1 ? half(place) : place,
       poolSize: totals.Place ?? 0,
       positions: [{ runner_number: sel, position: 1 }],
     });
@@ -176,5 +219,40 @@ export function dividendRows(
   exotic('Quinella', 2);
   exotic('Trifecta', 3);
   exotic('FirstFour', 4);
+  const winner = { number: top[0] as number, price: price(placings[0])?.win ?? 1 };
+  rows.push(...multiRaceRows(seed, race, winner, prices.size, totals, status, id));
   return rows;
+}
+
+/**
+ * The doubles' and trebles' rows, on the race that is their last leg. The other legs' winners are not this
+ * race's to know, so the dividend is this winner's price times a drawn price (2.5-6) per earlier leg. A
+ * concession pool's description is `concession:<winner>/<starters>`: the real `concession:2/7` (issue 22's
+ * 7-runner payload) is the one string known, its meaning undocumented, so only its format is copied.
+ */
+function multiRaceRows(
+  seed: number,
+  race: RaceStatic,
+  winner: { number: number; price: number },
+  starters: number,
+  totals: Readonly<Record<string, number>>,
+  status: 'Interim' | 'Final',
+  id: (product: string, sel: string) => string,
+): DividendRow[] {
+  return poolsOf(race)
+    .filter((p) => p.raceLegs?.at(-1) === race.raceNumber)
+    .map((p) => {
+      const rng = rngFor(seed, 'multi-race dividend', race.id, p.product, winner.number);
+      let dividend = winner.price;
+      for (let leg = 1; leg < (p.raceLegs?.length ?? 1); leg++) dividend *= rng.range(2.5, 6);
+      return {
+        id: id(p.product, String(winner.number)),
+        product: PRODUCT_NAMES[p.product] as string,
+        status,
+        dividend: round1(dividend),
+        poolSize: totals[p.product] ?? 0,
+        positions: [{ runner_number: winner.number, position: 1 }],
+        ...(p.template.is_concession ? { description: `concession:${winner.number}/${starters}` } : {}),
+      };
+    });
 }

@@ -2,11 +2,11 @@
  * A race's precomputed story: its lifecycle, its fixed-odds market, and the outcome (results, dividends,
  * the odd protest) as timed changes. Results and dividends come from the prices at the close.
  */
-import { byTime, change } from './changes.js';
+import { byTime, change, MINUTE } from './changes.js';
 import type { Lifecycle } from './lifecycle.js';
 import { marketStory } from './market.js';
 import type { RaceStatic, TimedChange } from './model.js';
-import { dividendRows, drawPlacings, protestOutcome, resultRows } from './outcome.js';
+import { dividendRows, drawPlacings, lodgedReason, protestOutcome, resultRows } from './outcome.js';
 import { appliedCount, foldState } from './state.js';
 import { poolPrices, poolsOf, poolTotal } from './tote.js';
 
@@ -41,6 +41,15 @@ export function storyOf(
   if (life.protest) {
     const decided = protestOutcome(seed, race, placings, life.protest);
     final = decided.placings;
+    // A protest is lodged a minute after the Interim dividends (the race stays Interim while it is
+    // heard); a disqualification is the stewards' own, announced with the decision.
+    if (life.protest !== 'disqualified') {
+      add(life.interimDividendsAt + MINUTE, 'protest', {
+        kind: 'lodged',
+        placings,
+        reason: lodgedReason(decided.reason),
+      });
+    }
     add(
       life.finalAt,
       'protest',

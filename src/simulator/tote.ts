@@ -41,7 +41,51 @@ export interface PoolPlan {
   template: Record<string, unknown>;
   /** Total the pool would reach at the advertised start + 3 min. */
   full: number;
+  /** The quaddie's legs (race numbers): its will-pays, jackpot and trends. */
   legs?: number[];
+  /** A double's or treble's legs (race numbers): its dividend is paid on the last. */
+  raceLegs?: number[];
+}
+
+/**
+ * The multi-race pools of issue 22's real set (not in the shipped capture; see docs/simulator.md): the
+ * running double on each of the meeting's `tote_running_double` pairs, the treble on each `tote_treble`
+ * triple, and a concession Double on the meeting's last pair. Totals are shares of the win pool; the last
+ * treble and the Double carry a guarantee.
+ */
+const MULTI_RACE = [
+  { product: 'RunningDouble', member: 'tote_running_double', share: 0.25, guarantee: 0, concession: false },
+  { product: 'Double', member: 'tote_running_double', share: 0.55, guarantee: 5000, concession: true },
+  { product: 'Treble', member: 'tote_treble', share: 0.75, guarantee: 10000, concession: false },
+] as const;
+
+function multiRacePools(race: RaceStatic): PoolPlan[] {
+  const win = template('Win');
+  const plans: PoolPlan[] = [];
+  for (const m of MULTI_RACE) {
+    const all = (race.meeting.extras.values[m.member] as number[][] | undefined) ?? [];
+    // The Double runs on the last pair only; the others on every set. The guarantee is the last set's.
+    const sets = m.product === 'Double' ? all.slice(-1) : all;
+    sets.forEach((legs, i) => {
+      const leg = legs.indexOf(race.raceNumber) + 1;
+      if (leg === 0) return;
+      const last = m.product === 'Double' || i === all.length - 1;
+      plans.push({
+        product: m.product,
+        template: {
+          ...win,
+          guarantee: last ? m.guarantee : 0,
+          leg,
+          is_commingled: false,
+          commingled_info: false,
+          is_concession: m.concession,
+        },
+        full: (win.total as number) * race.poolScale * m.share,
+        raceLegs: legs,
+      });
+    });
+  }
+  return plans;
 }
 
 const template = (type: string) =>
@@ -49,7 +93,8 @@ const template = (type: string) =>
 
 /**
  * The pools of a race: win, place, quinella, trifecta and first four on every race (the real race's set),
- * plus the early quaddie or quaddie pool on the races that are legs of one.
+ * the early quaddie or quaddie pool on the races that are legs of one, and the doubles and trebles whose
+ * legs it is.
  */
 export function poolsOf(race: RaceStatic): PoolPlan[] {
   const plans: PoolPlan[] = templates.totePools
@@ -76,6 +121,7 @@ export function poolsOf(race: RaceStatic): PoolPlan[] {
       legs: quaddie,
     });
   }
+  plans.push(...multiRacePools(race));
   return plans;
 }
 

@@ -12,12 +12,16 @@ describe('fault fuzz (short)', () => {
     expect(results.reduce((n, r) => n + r.faults, 0)).toBeGreaterThan(100);
     expect(results.reduce((n, r) => n + r.latency.confirmed.length, 0)).toBeGreaterThan(0);
     // The real structures its truth holds were served (issue 22): short result lists without margins,
-    // interleaved dividend rows, tips outside the field.
+    // interleaved dividend rows, tips outside the field, the doubles and treble with guarantees and a
+    // concession dividend.
     for (const name of [
       'results: top rows only',
       'results: margins absent',
       'dividends: Interim and Final interleaved',
       'tips outside the field',
+      'pools: RunningDouble, Double or Treble',
+      'pools: non-zero guarantee',
+      'dividends: concession',
     ] as const)
       expect([name, results.some((r) => r.served[name] > 0)]).toEqual([name, true]);
   });

@@ -16,6 +16,7 @@ import { favouriteOf, reportedFavourite } from '../../src/watch/detect-odds.js';
 import { normaliseEvent, type RaceDocument } from '../../src/watch/normalise.js';
 import { type TrustState, trackRace } from '../../src/watch/track-race.js';
 import { resumedTrust, type TrustOptions } from '../../src/watch/trust.js';
+import { EXTRA_POOLS } from '../watch/real-variants.js';
 import { type Loose, openPayload, RACE_ID, realPayload } from '../watch/support.js';
 import { countStructures, noStructures, type Structure } from './structures.js';
 
@@ -76,10 +77,14 @@ const ISO = (ms: number) => new Date(ms).toISOString().replace('Z', '000000Z');
 
 /**
  * The true race day: `steps` states of the real race, each a few seconds after the last. With
- * `topFour`, the results list only the top four with margin_length 0, as issue 22's second real Final.
+ * `topFour`, the results list only the top four with margin_length 0, as issue 22's second real Final;
+ * with `extraPools`, the race also has the doubles, treble and Duet of extra-pools.json (guarantees, a
+ * concession Double) and their dividend rows.
  */
-function truthOf(r: Rng, steps: number, topFour: boolean): TruthStep[] {
+function truthOf(r: Rng, steps: number, topFour: boolean, extraPools: boolean): TruthStep[] {
   const base = slim(openPayload().data as Loose);
+  if (extraPools) base.tote_pools = [...base.tote_pools, ...structuredClone(EXTRA_POOLS.tote_pools)];
+  const extra: Loose[] = extraPools ? EXTRA_POOLS.dividends : [];
   let data: Loose = base;
   let at = T0;
   const out: TruthStep[] = [{ at, data }];
@@ -131,7 +136,9 @@ function truthOf(r: Rng, steps: number, topFour: boolean): TruthStep[] {
       }));
     }
     if (i === interimAt + 1)
-      data.dividends = structuredClone(real.dividends.filter((d: Loose) => d.status === 'Interim'));
+      data.dividends = structuredClone(
+        [...real.dividends, ...extra].filter((d: Loose) => d.status === 'Interim'),
+      );
     if (i === amendAt && Array.isArray(data.results) && data.results.length > 1) {
       const [a, b] = data.results;
       [a.position, b.position] = [b.position, a.position];
@@ -139,7 +146,9 @@ function truthOf(r: Rng, steps: number, topFour: boolean): TruthStep[] {
     if (i === finalAt) {
       data.race.status = 'Final';
       // The Final rows beside the Interim ones, interleaved in the real payload's order (IFIFFFFIIIFIIF).
-      data.dividends = structuredClone(real.dividends);
+      data.dividends = structuredClone(
+        real.dividends.flatMap((x: Loose, k: number) => (extra[k] ? [x, extra[k]] : [x])),
+      );
     }
     out.push({ at, data });
   }
@@ -325,7 +334,7 @@ export function runCase(
 ): CaseResult {
   const r = rng(seed);
   // Odd seeds list the top four only; from the seed, not the stream, so other draws stay as they were.
-  const truth = truthOf(r, opts.steps ?? 60, seed % 2 === 1);
+  const truth = truthOf(r, opts.steps ?? 60, seed % 2 === 1, seed % 4 >= 2);
   const truthDocs = truth.map((s) =>
     normaliseEvent({ header: { title: 't' }, data: s.data } as EventResponse),
   );

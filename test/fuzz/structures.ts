@@ -20,6 +20,9 @@ export const STRUCTURES = {
     Array.isArray(d.results) &&
     d.results.length > 1 &&
     d.results.every((r: Loose) => !r.margin_length && !('positional_margin' in r)),
+  'results: dead heat': (d: Loose) =>
+    Array.isArray(d.results) && new Set(d.results.map((r: Loose) => r?.position)).size < d.results.length,
+  'race: protest while Interim': (d: Loose) => d.race?.protest === true && d.race?.status === 'Interim',
   'dividends: Interim and Final interleaved': (d: Loose) =>
     Array.isArray(d.dividends) &&
     d.dividends.some(
@@ -40,6 +43,11 @@ export const STRUCTURES = {
   'bets: selections null': (d: Loose) => bets(d).some((b) => legsOf(b).some((l) => l.selections === null)),
   'bets: uuid-string entrant ids': (d: Loose) =>
     bets(d).some((b) => legsOf(b).some((l) => typeof l.race?.entrant_id === 'string')),
+  'pools: RunningDouble, Double or Treble': (d: Loose) =>
+    (d.tote_pools ?? []).some((p: Loose) => ['RunningDouble', 'Double', 'Treble'].includes(p?.product_type)),
+  'pools: non-zero guarantee': (d: Loose) => (d.tote_pools ?? []).some((p: Loose) => p?.guarantee > 0),
+  'dividends: concession': (d: Loose) =>
+    (d.dividends ?? []).some((r: Loose) => String(r?.description).startsWith('concession:')),
 } satisfies Record<string, (d: Loose) => boolean>;
 
 export type Structure = keyof typeof STRUCTURES;

@@ -13,7 +13,8 @@ const variant = (name: string): Loose =>
 
 export const BIG_BETS: Loose[] = variant('big-bets').big_bets;
 const OUTSIDE = variant('outside-field');
-const EXTRA = variant('extra-pools');
+/** extra-pools.json: RunningDouble, Double, Treble and Duet pools and their dividend rows. */
+export const EXTRA_POOLS: Loose = variant('extra-pools');
 
 /** The real race before the jump, with the bet lists on and empty (the options just turned on). */
 export const openWithNoBets = (): EventResponse => change(openPayload(), (d) => (d.big_bets = []));
@@ -147,9 +148,9 @@ export const swapped = (payload: EventResponse): EventResponse =>
 /** The real race with the pools of extra-pools.json beside its own, open or Final with their dividends. */
 export const withExtraPools = (final: boolean): EventResponse =>
   change(final ? realPayload() : openPayload(), (d) => {
-    d.tote_pools.push(...EXTRA.tote_pools);
+    d.tote_pools.push(...EXTRA_POOLS.tote_pools);
     if (!final) return;
     // Interleaved with the real rows, Interim and Final mixed as the live list is.
-    const extra: Loose[] = EXTRA.dividends;
+    const extra: Loose[] = EXTRA_POOLS.dividends;
     d.dividends = d.dividends.flatMap((x: Loose, i: number) => (extra[i] ? [x, extra[i]] : [x]));
   });
