@@ -225,6 +225,13 @@ export function reconcile(
   const suspect =
     placingsRetracted(before, after) || (hasGap(after) && placingsKey(after) !== placingsKey(before));
   if (suspect && !believe('/results', placingsKey(after), 'results')) results = prev.results;
+  // A race is not believed Final while the placings it would confirm are in doubt: held reordered placings
+  // (a protest upheld at the Final) would go out as the `final` result and be amended a poll later, and a
+  // consumer cannot take that back. A list only cut to the placed runners keeps its order: Final goes on.
+  const reordered = [...before].some(([id, position]) => after.has(id) && after.get(id) !== position);
+  if (results !== next.results && reordered && race.status === 'Final' && a.status !== 'Final') {
+    race.status = a.status;
+  }
 
   let dividends = next.dividends;
   const beforeRows = records(prev.dividends);

@@ -194,6 +194,29 @@ describe('protests from what the payload says', () => {
     expect(events.map((e) => (e.data as Loose).status)).toEqual(['lodged', 'upheld']);
   });
 
+  it('a protest upheld at the Final gives no final result in the old order, only the amended one', () => {
+    const interim = change(realPayload(), (d) => {
+      d.race.status = 'Interim';
+      d.race.protest = false;
+      d.dividends = [];
+    });
+    const upheld = change(realPayload(), (d) => {
+      // The stewards swap 2nd and 3rd: the Final lists the new order beside the upheld protest.
+      for (const row of d.results as Loose[])
+        row.position = row.position === 2 ? 3 : row.position === 3 ? 2 : row.position;
+      d.race.protest = true;
+      d.race.protest_reason = 'Protest UPHELD 3rd (#7) vs 2nd (#4)';
+    });
+    const order = (e: DetectedRaceEvent) =>
+      ((e.data as Loose).results as Loose[]).map((r) => `${r.position}:${r.runnerNumber}`).join(' ');
+    const { events } = run([interim, upheld, upheld, upheld]);
+    const results = events.filter((e) => e.type === 'race.results');
+    expect(results.map((e) => (e.data as Loose).kind)).toEqual(['amended']);
+    expect(order(results[0]!)).toBe('1:2 2:7 3:4 4:6 5:5 6:1 7:8 8:3');
+    const statuses = events.filter((e) => e.type === 'race.status_changed').map((e) => (e.data as Loose).to);
+    expect(statuses).toEqual(['Final']);
+  });
+
   it('a disqualification by the stewards is upheld', () => {
     const { events } = run([
       realPayload(),
