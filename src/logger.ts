@@ -19,12 +19,17 @@ export type Logger = pino.Logger;
 export type LogFormat = 'json' | 'pretty';
 
 /** pino-pretty's stream factory: a development dependency, so absent from a production install. */
-type PrettyFactory = (options: Record<string, unknown>) => NodeJS.WritableStream;
+export type PrettyFactory = (options: Record<string, unknown>) => NodeJS.WritableStream;
 
-function prettyStream(destination: NodeJS.WritableStream | number): NodeJS.WritableStream {
+const loadPretty = (): PrettyFactory => createRequire(import.meta.url)('pino-pretty') as PrettyFactory;
+
+function prettyStream(
+  destination: NodeJS.WritableStream | number,
+  load: () => PrettyFactory,
+): NodeJS.WritableStream {
   let pretty: PrettyFactory;
   try {
-    pretty = createRequire(import.meta.url)('pino-pretty') as PrettyFactory;
+    pretty = load();
   } catch {
     throw new ConfigError([
       'LOG_FORMAT=pretty needs pino-pretty, a development dependency this install lacks. Fix: unset LOG_FORMAT (JSON lines), or install the development dependencies (npm ci)',
@@ -48,8 +53,9 @@ export function createLogger(
   level: string,
   format: LogFormat = 'json',
   destination: NodeJS.WritableStream | number = 1,
+  load: () => PrettyFactory = loadPretty,
 ): Logger {
   const options = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
-  if (format === 'pretty') return pino(options, prettyStream(destination));
+  if (format === 'pretty') return pino(options, prettyStream(destination, load));
   return destination === 1 ? pino(options) : pino(options, destination as NodeJS.WritableStream);
 }

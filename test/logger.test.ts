@@ -38,4 +38,18 @@ describe('the process logger', () => {
     expect(text).not.toContain('hunter2');
     expect(() => JSON.parse(text.split('\n')[0]!)).toThrow();
   });
+
+  it('stops with a one-line fix when pino-pretty is not installed (a production install)', () => {
+    const missing = () => {
+      throw new Error("Cannot find module 'pino-pretty'");
+    };
+    expect(() => createLogger('info', 'pretty', capture().out, missing)).toThrow(
+      expect.objectContaining({
+        code: 'RW_CONFIG_INVALID',
+        problems: [
+          'LOG_FORMAT=pretty needs pino-pretty, a development dependency this install lacks. Fix: unset LOG_FORMAT (JSON lines), or install the development dependencies (npm ci)',
+        ],
+      }),
+    );
+  });
 });
