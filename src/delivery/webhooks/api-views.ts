@@ -1,9 +1,10 @@
-/** What the endpoints API answers: explicit views (never secrets), times as ISO 8601. */
+/** What the endpoints API answers: explicit views (never secrets, but for the admin's export), times as ISO 8601. */
 import type { Attempt, Delivery, EndpointWithSecrets } from './outbox.js';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export const endpointToView = (e: EndpointWithSecrets, now: number) => ({
+/** What an operator set on an endpoint: the part a view and an export share. */
+const endpointSettings = (e: EndpointWithSecrets) => ({
   id: e.id,
   url: e.url,
   kind: e.kind,
@@ -11,6 +12,13 @@ export const endpointToView = (e: EndpointWithSecrets, now: number) => ({
   eventTypes: e.eventTypes,
   filters: e.filters,
   enabled: e.enabled,
+});
+
+/** An endpoint for a backup (`endpoints:export`): its settings and its signing secret, nothing else. */
+export const endpointToExport = (e: EndpointWithSecrets) => ({ ...endpointSettings(e), secret: e.secret });
+
+export const endpointToView = (e: EndpointWithSecrets, now: number) => ({
+  ...endpointSettings(e),
   disabledReason: e.disabledReason,
   failingSince: isoOrNull(e.failingSince),
   previousSecretExpiresAt:

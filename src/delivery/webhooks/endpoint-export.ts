@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { createBody, jsonSchema } from './api-schemas.js';
+import { endpointToExport } from './api-views.js';
 import type { Outbox } from './outbox-port.js';
 import { SECRET_PREFIX } from './signer.js';
 
@@ -34,16 +35,7 @@ export function endpointExportRoutes(
       },
     },
     async (_req, reply) => {
-      const endpoints = (await deps.outbox.listEndpoints()).map((e) => ({
-        id: e.id,
-        url: e.url,
-        kind: e.kind,
-        description: e.description,
-        eventTypes: e.eventTypes,
-        filters: e.filters,
-        enabled: e.enabled,
-        secret: e.secret,
-      }));
+      const endpoints = (await deps.outbox.listEndpoints()).map(endpointToExport);
       return reply.header('cache-control', 'no-store').send({ endpoints });
     },
   );
