@@ -9,7 +9,7 @@
  *   that runner 5-90 s earlier, at the price it had then;
  * - runners are picked by their fixed-odds chance at the time of the bet; no bets after betting closes.
  */
-import { MINUTE, placeOf } from './changes.js';
+import { MINUTE, placeOf, placesPaidBy } from './changes.js';
 import type { Lifecycle } from './lifecycle.js';
 import { LATE_WINDOW } from './market.js';
 import type { RaceStatic, TimedChange } from './model.js';
@@ -230,7 +230,10 @@ function priceAndPick(rng: Rng, race: RaceStatic, story: readonly TimedChange[],
       product: d.product,
       entrantIds,
       legs,
-      odds: Math.round((d.odds ?? oddsOf(race, d.product, wins, legs)) * 100) / 100,
+      odds:
+        Math.round(
+          (d.odds ?? oddsOf(race, d.product, wins, legs, placesPaidBy(out.filter((x) => !x).length))) * 100,
+        ) / 100,
       idBytes: rng.chance(1 / 8),
       big: d.big,
     });
@@ -239,7 +242,13 @@ function priceAndPick(rng: Rng, race: RaceStatic, story: readonly TimedChange[],
 }
 
 /** The fixed price a bet takes: win, place, the product of its legs' prices (other races at their opening). */
-function oddsOf(race: RaceStatic, product: BetTitle, wins: number[], legs: SimLeg[]): number {
+function oddsOf(
+  race: RaceStatic,
+  product: BetTitle,
+  wins: number[],
+  legs: SimLeg[],
+  placesPaid: number,
+): number {
   const first = wins[0] as number;
   const openOf = new Map(
     legs
@@ -251,9 +260,9 @@ function oddsOf(race: RaceStatic, product: BetTitle, wins: number[], legs: SimLe
     case 'Fixed Win':
       return first;
     case 'Top 3':
-      return placeOf(first, race.positionsPaid);
+      return placeOf(first, placesPaid);
     case 'Same Race Multi':
-      return wins.slice(1).reduce((a, w) => a * placeOf(w, race.positionsPaid), first);
+      return wins.slice(1).reduce((a, w) => a * placeOf(w, placesPaid), first);
     case 'Fixed Quinella':
       return Math.max(1.5, (first * (wins[1] ?? first)) / 2);
     case 'Multi':

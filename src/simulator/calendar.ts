@@ -42,9 +42,6 @@ class SimRace implements RaceStatic {
     this.#runners ??= buildField(this.seed, this);
     return this.#runners;
   }
-  get positionsPaid(): number {
-    return this.runners.length >= 8 ? 3 : 2;
-  }
 }
 
 /** The meetings of one day (midnight UTC), in the timetable's order (by first start). */

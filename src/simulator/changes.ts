@@ -24,6 +24,20 @@ export function ladder(p: number): number {
 export const FIXED_PLACE_DIVISOR = { three: 5, two: 7.7 } as const;
 
 /**
+ * Places paid by the number of starters (runners not scratched) at that instant: 3 with 8 or more, 2 with
+ * 5 to 7, 1 (win only, no place betting) with 4 or fewer. The NZ/AUS tote rule, assumed: the real Awapuni
+ * payload shows 3 with its 8 starters and issue 22's second one 2 with 7, nothing shipped shows 4 or fewer.
+ */
+export function placesPaidBy(starters: number): number {
+  return starters >= 8 ? 3 : starters >= 5 ? 2 : 1;
+}
+
+/** Places paid in a race whose runners are in `runners`: by its runners not scratched. */
+export function placesPaidIn(race: RaceStatic, runners: ReadonlyMap<string, RunnerState>): number {
+  return placesPaidBy(race.runners.filter((r) => runners.get(r.entrantId)?.scratchedAt == null).length);
+}
+
+/**
  * Fixed place price of a fixed win price: 1 + (win - 1) / divisor up to ~15, shallower for long shots
  * (41 -> 7.5 in the real payload); 0.05 steps.
  */
@@ -53,7 +67,7 @@ export function openState(race: RaceStatic): Map<string, RunnerState> {
       r.entrantId,
       {
         fixedWin: r.openWin,
-        fixedPlace: placeOf(r.openWin, race.positionsPaid),
+        fixedPlace: placeOf(r.openWin, placesPaidBy(race.runners.length)),
         flucs: [{ at: race.marketOpen, win: r.openWin }],
         scratchedAt: null,
         late: false,

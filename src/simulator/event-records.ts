@@ -2,6 +2,7 @@
  * The race record of /events: the real one as a template with this race's values (`protest` and
  * `protest_reason` only once a protest is decided, as in the real list).
  */
+import { placesPaidBy } from './changes.js';
 import { templates } from './data.js';
 import type { RaceState, RaceStatic, RunnerStatic } from './model.js';
 import { iso, nzClock } from './payloads.js';
@@ -94,7 +95,7 @@ export function raceRecord(
     silk_url: spriteUrl(silkBase, race.id, 64),
     entrant_count: race.runners.length,
     field_size: live.length,
-    positions_paid: race.positionsPaid,
+    positions_paid: placesPaidBy(live.length),
     video_channels: (m.extras.values.video_channels as string[] | undefined) ?? ['Trackside1'],
     video_channels_meta: videoMeta(race, state.startTime),
     tips,

@@ -9,7 +9,7 @@
  * A move is random but pulled, in proportion, toward the book targeted at that time; a scratching reframes the market:
  * the others are re-priced at once to the book.
  */
-import { ladder, MINUTE, placeOf } from './changes.js';
+import { ladder, MINUTE, placeOf, placesPaidBy } from './changes.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { RaceStatic } from './model.js';
 import { rngFor } from './rng.js';
@@ -74,10 +74,11 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
   const out = new Set<number>();
   const drafts: MarketDraft[] = [];
   const others = (i: number) => implied.reduce((a, x, j) => (j === i || out.has(j) ? a : a + x), 0);
-  const show = (at: number, j: number, chance: number) => {
+  // `placesChanged`: a scratching changed the places paid, so every place price moves even if the win does not.
+  const show = (at: number, j: number, chance: number, placesChanged = false) => {
     const price = ladder(1 / chance);
     implied[j] = 1 / price;
-    if (price === shown[j]) return;
+    if (price === shown[j] && !placesChanged) return;
     shown[j] = price;
     const r = race.runners[j]!;
     drafts.push({
@@ -87,7 +88,7 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
         entrantId: r.entrantId,
         runnerNumber: r.number,
         fixedWin: price,
-        fixedPlace: placeOf(price, race.positionsPaid),
+        fixedPlace: placeOf(price, placesPaidBy(race.runners.length - out.size)),
       },
     });
   };
@@ -104,13 +105,20 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
           entrantId: r.entrantId,
           runnerNumber: r.number,
           late: e.late === true,
-          ...deductionOf(e.late === true, 1 / (implied[e.i] as number), race),
+          ...deductionOf(
+            e.late === true,
+            1 / (implied[e.i] as number),
+            // Bets were struck when the scratched runner still ran.
+            placesPaidBy(race.runners.length - out.size + 1),
+          ),
         },
       });
       // The market is reframed at once: every runner left is re-priced to the book.
+      const starters = race.runners.length - out.size;
+      const placesChanged = placesPaidBy(starters) !== placesPaidBy(starters + 1);
       const left = others(-1);
       for (let j = 0; j < implied.length; j++)
-        if (!out.has(j)) show(e.at, j, ((implied[j] as number) * book) / left);
+        if (!out.has(j)) show(e.at, j, ((implied[j] as number) * book) / left, placesChanged);
       continue;
     }
     // A random move, pulled back toward the book the others leave room for.
@@ -131,14 +139,14 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
 export function deductionOf(
   late: boolean,
   win: number,
-  race: RaceStatic,
+  placesPaid: number,
 ): { deduction?: { win: number; place: number } } {
   if (!late) return {};
-  const place = placeOf(win, race.positionsPaid);
+  const place = placeOf(win, placesPaid);
   return {
     deduction: {
       win: Math.min(75, Math.round(100 / win)),
-      place: Math.min(75, Math.round(100 / place / race.positionsPaid)),
+      place: Math.min(75, Math.round(100 / place / placesPaid)),
     },
   };
 }

@@ -90,7 +90,6 @@ export interface RaceStatic {
   poolScale: number;
   /** Built on first use. */
   readonly runners: RunnerStatic[];
-  readonly positionsPaid: number;
 }
 
 export interface Fluc {

@@ -145,6 +145,7 @@ export function dividendRows(
   seed: number,
   race: RaceStatic,
   placings: string[],
+  placesPaid: number,
   prices: ReadonlyMap<string, PoolPrice>,
   totals: Readonly<Record<string, number>>,
   status: 'Interim' | 'Final',
@@ -183,7 +184,8 @@ export function dividendRows(
       });
     }
   } else row('Win', price(placings[0])?.win ?? 1, 1);
-  const places = Math.min(race.positionsPaid, placings.length);
+  // One place paid (4 or fewer starters) is win only: no place pool is paid.
+  const places = placesPaid < 2 ? 0 : Math.min(placesPaid, placings.length);
   // A dead heat for the last place paid pays both, at half price; one inside the places pays both in full.
   const split = dh === places - 1 && places < placings.length;
   const paid = split ? places + 1 : places;

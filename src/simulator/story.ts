@@ -2,7 +2,7 @@
  * A race's precomputed story: its lifecycle, its fixed-odds market, and the outcome (results, dividends,
  * the odd protest) as timed changes. Results and dividends come from the prices at the close.
  */
-import { byTime, change, MINUTE } from './changes.js';
+import { byTime, change, MINUTE, placesPaidIn } from './changes.js';
 import type { Lifecycle } from './lifecycle.js';
 import { marketStory } from './market.js';
 import type { RaceStatic, TimedChange } from './model.js';
@@ -30,12 +30,14 @@ export function storyOf(
     poolsOf(race).map((p) => [p.product, poolTotal(p, life.closeAt, close.startTime)]),
   );
   const placings = drawPlacings(seed, race, close.runners, 'run');
+  // Places are paid by the starters at the close: a late scratching before it can take a place away.
+  const paid = placesPaidIn(race, close.runners);
   add(life.interimAt, 'results', { placings }, { results: resultRows(seed, race, placings) });
   add(
     life.interimDividendsAt,
     'dividends',
     { status: 'Interim' },
-    { dividends: dividendRows(seed, race, placings, prices, totals, 'Interim') },
+    { dividends: dividendRows(seed, race, placings, paid, prices, totals, 'Interim') },
   );
   let final = placings;
   if (life.protest) {
@@ -61,7 +63,7 @@ export function storyOf(
     life.finalAt,
     'dividends',
     { status: 'Final' },
-    { dividends: dividendRows(seed, race, final, prices, totals, 'Final') },
+    { dividends: dividendRows(seed, race, final, paid, prices, totals, 'Final') },
   );
   return out.sort(byTime);
 }

@@ -7,7 +7,7 @@
  * dividends equal the pool prices and pool totals at the close. Nothing here is journalled: the state at a
  * tick is computed, not stored.
  */
-import { FIXED_PLACE_DIVISOR, HOUR, MINUTE } from './changes.js';
+import { FIXED_PLACE_DIVISOR, HOUR, MINUTE, placesPaidBy } from './changes.js';
 import { templates } from './data.js';
 import type { RaceState, RaceStatic, RunnerState } from './model.js';
 import { rngFor } from './rng.js';
@@ -157,7 +157,7 @@ export function poolPrices(
   // as the fixed divisor is (7.7 / 5: assumed, no real pool prices with two places paid are shipped).
   const placeDivisor =
     POOL_PLACE_DIVISOR_THREE *
-    (race.positionsPaid >= 3 ? 1 : FIXED_PLACE_DIVISOR.two / FIXED_PLACE_DIVISOR.three);
+    (placesPaidBy(live.length) >= 3 ? 1 : FIXED_PLACE_DIVISOR.two / FIXED_PLACE_DIVISOR.three);
   const out = new Map<string, PoolPrice>();
   live.forEach((r, i) => {
     const share = (weights[i] as number) / total;

@@ -5,7 +5,7 @@
  * and what follows). The base of SimWorld, which owns the races and their stories.
  */
 import type { Clock } from '../clock.js';
-import { change, placeOf } from './changes.js';
+import { change, placeOf, placesPaidIn } from './changes.js';
 import { deductionOf } from './market.js';
 import type { RaceState, RaceStatic, RunnerStatic, SimChange, TimedChange } from './model.js';
 import { dividendRows, drawPlacings, resultRows } from './outcome.js';
@@ -66,7 +66,8 @@ export abstract class WorldScript {
     const race = this.require(raceId);
     const runner = this.runner(race, entrantId);
     const late = opts.late ?? false;
-    const win = this.stateAt(raceId).state.runners.get(entrantId)?.fixedWin ?? runner.openWin;
+    const { runners } = this.stateAt(raceId).state;
+    const win = runners.get(entrantId)?.fixedWin ?? runner.openWin;
     // Later precomputed moves and scratchings of this runner no longer happen.
     this.dropFuture(
       race,
@@ -76,7 +77,7 @@ export abstract class WorldScript {
       entrantId,
       runnerNumber: runner.number,
       late,
-      ...deductionOf(late, win, race),
+      ...deductionOf(late, win, placesPaidIn(race, runners)),
     });
   }
 
@@ -95,7 +96,7 @@ export abstract class WorldScript {
       entrantId,
       runnerNumber: runner.number,
       fixedWin,
-      fixedPlace: placeOf(fixedWin, race.positionsPaid),
+      fixedPlace: placeOf(fixedWin, placesPaidIn(race, this.stateAt(raceId).state.runners)),
     });
   }
 
@@ -160,7 +161,17 @@ export abstract class WorldScript {
       race,
       'dividends',
       { status: 'Interim' },
-      { dividends: dividendRows(this.seed, race, order, prices, totals, 'Interim') },
+      {
+        dividends: dividendRows(
+          this.seed,
+          race,
+          order,
+          placesPaidIn(race, state.runners),
+          prices,
+          totals,
+          'Interim',
+        ),
+      },
     );
     return made;
   }

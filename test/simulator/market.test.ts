@@ -108,10 +108,13 @@ describe('the market, as the real payload shows it', () => {
     };
     check(real);
     const byStatus = (ds: Dividend[]) => ds.map((x) => `${x.status} ${x.product_name}`).sort();
-    // Race 1 of a meeting whose early quaddie starts there, with 8 runners: the real race's shape.
-    const like = races.find(
-      (r) => r.raceNumber === 1 && r.meeting.earlyQuaddie[0] === 1 && r.runners.length === 8,
-    );
+    // Race 1 of a meeting whose early quaddie starts there, with 8 or more starters at Final: three places
+    // paid, as in the real race (a scratching to 7 starters would pay two).
+    const threePlaces = (r: RaceStatic) =>
+      sim.world.raceView(r.id, sim.world.lifecycle(r.id).finalAt).runners.filter((x) => !x.scratched)
+        .length >= 8;
+    const day = sim.world.races.filter((r) => r.meeting.dayKey === DAY && !r.abandoned);
+    const like = day.find((r) => r.raceNumber === 1 && r.meeting.earlyQuaddie[0] === 1 && threePlaces(r));
     if (!like) throw new Error('no race like the real one');
     clock.set(sim.world.lifecycle(like.id).finalAt + MIN);
     const d = (await get(sim, `/events/${like.id}`)).json().data;
