@@ -221,9 +221,11 @@ export function reconcile(
   let results = next.results;
   const before = placings(prev);
   const after = placings(next);
-  // A gap (rows missing from the middle) looks like a partial list, so it is confirmed first too.
-  const suspect =
-    placingsRetracted(before, after) || (hasGap(after) && placingsKey(after) !== placingsKey(before));
+  // A gap (rows missing from the middle) looks like a partial list, so it is confirmed first too; so does a
+  // list upstream sent a bad row of: the row dropped may share a listed position (a dead heat), and a list
+  // without it would name one runner where two placed.
+  const changed = placingsKey(after) !== placingsKey(before);
+  const suspect = placingsRetracted(before, after) || ((hasGap(after) || unknown.has('results')) && changed);
   if (suspect && !believe('/results', placingsKey(after), 'results')) results = prev.results;
   // A race is not believed Final while the placings it would confirm are in doubt: held reordered placings
   // (a protest upheld at the Final) would go out as the `final` result and be amended a poll later, and a

@@ -12,13 +12,20 @@ describe('fault fuzz (short)', () => {
     expect(results.reduce((n, r) => n + r.faults, 0)).toBeGreaterThan(100);
     expect(results.reduce((n, r) => n + r.latency.confirmed.length, 0)).toBeGreaterThan(0);
     // The real structures its truth holds were served (issue 22): short result lists without margins,
-    // interleaved dividend rows, tips outside the field, the doubles and treble with guarantees and a
-    // concession dividend.
+    // interleaved dividend rows, tips, mover and money tracker outside the field, the doubles and treble
+    // with guarantees and a concession dividend, a dead heat, and the meeting's bets (legs on other
+    // races, selections null, a uuid entrant id sent as bytes).
     for (const name of [
       'results: top rows only',
       'results: margins absent',
       'dividends: Interim and Final interleaved',
       'tips outside the field',
+      'mover outside the field',
+      'money tracker outside the field',
+      'results: dead heat',
+      'bets: legs on other races',
+      'bets: selections null',
+      'bets: uuid-string entrant ids',
       'pools: RunningDouble, Double or Treble',
       'pools: non-zero guarantee',
       'dividends: concession',

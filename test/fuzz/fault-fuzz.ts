@@ -13,11 +13,21 @@ import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import type { NewEntry } from '../../src/events/envelope.js';
 import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
 import { favouriteOf, reportedFavourite } from '../../src/watch/detect-odds.js';
+import { MoneyMemory } from '../../src/watch/money-flow.js';
 import { normaliseEvent, type RaceDocument } from '../../src/watch/normalise.js';
 import { type TrustState, trackRace } from '../../src/watch/track-race.js';
 import { resumedTrust, type TrustOptions } from '../../src/watch/trust.js';
 import { EXTRA_POOLS } from '../watch/real-variants.js';
 import { type Loose, openPayload, RACE_ID, realPayload } from '../watch/support.js';
+import {
+  MarketOracle,
+  type MarketPlan,
+  marketBase,
+  marketStep,
+  moverClaim,
+  moverFact,
+  planMarket,
+} from './market-truth.js';
 import { countStructures, noStructures, type Structure } from './structures.js';
 
 const MARKETS = ['fixed_win', 'fixed_place', 'pool_win', 'pool_place'] as const;
@@ -75,13 +85,20 @@ interface TruthStep {
 
 const ISO = (ms: number) => new Date(ms).toISOString().replace('Z', '000000Z');
 
-/**
- * The true race day: `steps` states of the real race, each a few seconds after the last. With
- * `topFour`, the results list only the top four with margin_length 0, as issue 22's second real Final;
- * with `extraPools`, the race also has the doubles, treble and Duet of extra-pools.json (guarantees, a
- * concession Double) and their dividend rows.
- */
-function truthOf(r: Rng, steps: number, topFour: boolean, extraPools: boolean): TruthStep[] {
+interface TruthShape {
+  /** The results list only the top four with margin_length 0, as issue 22's second real Final. */
+  topFour: boolean;
+  /** The race also has the doubles, treble and Duet of extra-pools.json and their dividend rows. */
+  extraPools: boolean;
+  /** Third and fourth dead-heat: two result rows share position 3. */
+  deadHeat: boolean;
+  /** The mover, money tracker and bets of market-truth.ts. */
+  market: (closeAt: number) => MarketPlan;
+}
+
+/** The true race day: `steps` states of the real race, each a few seconds after the last. */
+function truthOf(r: Rng, steps: number, shape: TruthShape): TruthStep[] {
+  const { topFour, extraPools } = shape;
   const base = slim(openPayload().data as Loose);
   if (extraPools) base.tote_pools = [...base.tote_pools, ...structuredClone(EXTRA_POOLS.tote_pools)];
   const extra: Loose[] = extraPools ? EXTRA_POOLS.dividends : [];
@@ -93,6 +110,8 @@ function truthOf(r: Rng, steps: number, topFour: boolean, extraPools: boolean): 
   const finalAt = interimAt + Math.floor(steps * 0.2);
   const amendAt = r.chance(0.5) ? r.int(interimAt + 2, finalAt + 3) : -1;
   const real = realPayload().data as Loose;
+  const market = shape.market(closeAt);
+  marketBase(base, real, market);
   const withdrawn = new Map<string, number>();
   for (let i = 1; i < steps; i++) {
     at += r.int(4, 12) * 1000;
@@ -115,6 +134,7 @@ function truthOf(r: Rng, steps: number, topFour: boolean, extraPools: boolean): 
           runner.odds[market] = Math.round(r.int(120, 3000)) / 100;
         }
       }
+      marketStep(data, real, i, market);
       if (r.chance(0.04) && live.length > 5) {
         const runner = r.pick(live) as Loose;
         runner.is_scratched = true;
@@ -134,6 +154,7 @@ function truthOf(r: Rng, steps: number, topFour: boolean, extraPools: boolean): 
         margin_length: topFour ? 0 : k * 0.5,
         entrant_id: x.entrant_id,
       }));
+      if (shape.deadHeat && data.results.length >= 4) data.results[3].position = 3;
     }
     if (i === interimAt + 1)
       data.dividends = structuredClone(
@@ -171,6 +192,8 @@ function factsOf(doc: RaceDocument): Map<string, unknown> {
   out.set('jumped', (doc.race.actual_start ?? 0) > 0 || ['Interim', 'Final'].includes(doc.race.status));
   out.set('placings', placingsKey(doc.results) || undefined);
   out.set('favourite', favouriteOf(doc)?.runner.entrant_id);
+  const mover = moverFact(doc);
+  if (mover) out.set('mover', mover);
   for (const runner of Object.values(doc.runners) as Loose[]) {
     out.set(`present:${runner.entrant_id}`, true);
     out.set(`scratched:${runner.entrant_id}`, runner.is_scratched === true);
@@ -203,6 +226,8 @@ function claimsOf(event: DetectedRaceEvent): Array<[string, unknown]> {
       return [[`odds:${d.runner.entrantId}:${d.market}`, d.to]];
     case 'race.favourite_changed':
       return [['favourite', d.to.entrantId]];
+    case 'race.mover_changed':
+      return [['mover', moverClaim(d)]];
     case 'race.results':
       // `final` confirms the published placings; it asserts them only when it is the first results event.
       return d.kind === 'final' && d.changes.length === 0
@@ -333,13 +358,27 @@ export function runCase(
   opts: { steps?: number; faultRate?: number; trackOptions?: TrustOptions } = {},
 ): CaseResult {
   const r = rng(seed);
-  // Odd seeds list the top four only; from the seed, not the stream, so other draws stay as they were.
-  const truth = truthOf(r, opts.steps ?? 60, seed % 2 === 1, seed % 4 >= 2);
+  // The shape comes from the seed, not the stream, so other draws stay as they were: odd seeds list the
+  // top four only, extra pools when seed % 4 >= 2, outside-field entrants when seed % 8 >= 4, the bets
+  // when seed % 16 >= 8, a dead heat on every third seed; the market's steps from a stream of their own.
+  const truth = truthOf(r, opts.steps ?? 60, {
+    topFour: seed % 2 === 1,
+    extraPools: seed % 4 >= 2,
+    deadHeat: seed % 3 === 0,
+    market: (closeAt) => planMarket(rng(seed ^ 0x6d61726b), closeAt, seed % 8 >= 4, seed % 16 >= 8),
+  });
   const truthDocs = truth.map((s) =>
     normaliseEvent({ header: { title: 't' }, data: s.data } as EventResponse),
   );
   const facts = histories(truthDocs);
   const failures: string[] = [];
+  const marketOracle = new MarketOracle(
+    seed,
+    truth.map((s) => s.data),
+    truthDocs,
+  );
+  // The money memory is the process's: a restart starts it empty.
+  let money = new MoneyMemory();
   const latency = { firstSight: [] as number[], confirmed: [] as number[] };
   let prev: RaceDocument | undefined;
   let trust: TrustState | undefined;
@@ -363,6 +402,7 @@ export function runCase(
     if (!parsed.success) return;
     const result = trackRace(prev, parsed.data, {
       ...opts.trackOptions,
+      market: { money },
       raceId: RACE_ID,
       observedAt: now,
       trust,
@@ -381,6 +421,11 @@ export function runCase(
   };
 
   function judge(event: DetectedRaceEvent, step: number, now: number) {
+    const market = marketOracle.judge(event, step);
+    if (market) {
+      failures.push(...market);
+      return;
+    }
     for (const [name, value] of claimsOf(event)) {
       const confirmOnly = name === 'placings?';
       const history = facts.get(confirmOnly ? 'placings' : name);
@@ -452,6 +497,7 @@ export function runCase(
       if (fault === 'restart') {
         // A new process: the document comes back from the log, and the order from its last append.
         trust = resumedTrust(lastAppendedAt, reportedFavourite(appended, prev as RaceDocument));
+        money = new MoneyMemory();
       } else if (fault === 'stale') {
         const j = r.int(Math.max(0, i - 5), i - 1);
         deliver(truth[j]!.data, truth[j]!.at, i, now);
@@ -483,6 +529,7 @@ export function runCase(
       );
     }
   }
+  failures.push(...marketOracle.missed());
   return { seed, failures, payloads, events: eventCount, faults, latency, served };
 }
 

@@ -14,6 +14,7 @@ import { eventResponseSchema, meetingsResponseSchema } from '../../src/upstream/
 import { applyMeetings } from '../../src/watch/discovery.js';
 import { createRaceCatalog } from '../../src/watch/race-catalog.js';
 import { type TrackResult, type TrustState, trackRace } from '../../src/watch/track-race.js';
+import { deadHeat } from './real-variants.js';
 import { change, type Loose, MEETING_ID, openPayload, RACE_ID, realPayload, runner } from './support.js';
 
 const T0 = Date.parse('2025-07-17T00:40:00Z');
@@ -246,6 +247,23 @@ describe('one bad row', () => {
     expect(parsed.droppedRows?.map((r) => r.path)).toEqual(['data.results[2]']);
     const { events } = run([realPayload(), parsed, parsed, parsed, parsed, realPayload()]);
     expect(events).toEqual([]);
+  });
+
+  it('a dead heat whose tied row is dropped is not reported without it: the results wait for a whole list', () => {
+    // Fuzz seed 123: the row dropped shared third place, so the list left looked whole (1, 2, 3) and went
+    // out as the interim result naming one third where two ran it, "amended" a poll later.
+    // Top four only, as a real Final lists them: 1, 2, 3, 3, so the list without #6 has no gap.
+    const heat = change(deadHeat('Interim'), (d) => {
+      d.results = d.results.filter((r: Loose) => r.position <= 3);
+    });
+    const tied = heat.data.results!.findIndex((r: Loose) => r.runner_number === 6);
+    const badRow = eventResponseSchema.parse(change(heat, (d) => delete d.results[tied].entrant_id));
+    expect(badRow.droppedRows?.map((r) => r.path)).toEqual([`data.results[${tied}]`]);
+    const { events } = run([openPayload(), badRow, heat, heat]);
+    const results = events.filter((e) => e.type === 'race.results').map((e) => e.data as Loose);
+    expect(results.map((r) => r.kind)).toEqual(['interim']);
+    const third = (results[0].results as Loose[]).filter((r) => r.position === 3);
+    expect(third.map((r) => r.runnerNumber).sort()).toEqual([6, 7]);
   });
 
   it('a /meetings response with one summary without status still updates every other race', () => {
