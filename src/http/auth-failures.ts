@@ -6,8 +6,10 @@
  * at most `maxAddresses` addresses are remembered, the least recently seen forgotten first.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
+import { errorBody } from './errors.js';
 
 export interface AuthFailureLimits {
   /** Failures per address allowed in a window; the next attempt gets 429. */
@@ -84,4 +86,14 @@ export function checkBearer(
   if (sameSecret(given, token)) return { ok: true };
   failures.fail(address);
   return { ok: false, status: 401 };
+}
+
+/** The 429 every bearer-guarded route answers past the failure limit, in the documented error shape. */
+export function sendTooManyFailures(reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
+  return reply
+    .code(429)
+    .header('retry-after', String(retryAfterSeconds))
+    .send(
+      errorBody('rate_limited', `too many failed tokens from this address; retry in ${retryAfterSeconds} s`),
+    );
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { type AuthFailures, checkBearer } from './auth-failures.js';
+import { type AuthFailures, checkBearer, sendTooManyFailures } from './auth-failures.js';
 import { errorBody } from './errors.js';
 
 export interface MetricSources {
@@ -179,17 +179,8 @@ export function registerMetricsRoute(
     async (req, reply) => {
       if (guard) {
         const verdict = checkBearer(guard.authFailures, req.ip, req.headers.authorization, guard.token);
-        if (!verdict.ok && verdict.status === 429) {
-          return reply
-            .code(429)
-            .header('retry-after', String(verdict.retryAfterSeconds))
-            .send(
-              errorBody(
-                'rate_limited',
-                `too many failed tokens from this address; retry in ${verdict.retryAfterSeconds} s`,
-              ),
-            );
-        }
+        if (!verdict.ok && verdict.status === 429)
+          return sendTooManyFailures(reply, verdict.retryAfterSeconds);
         if (!verdict.ok) {
           return reply
             .code(401)

@@ -3,7 +3,7 @@
  * configured), strict zod validation, and `{ error: { code, message } }` for every error.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthFailures, checkBearer } from '../../http/auth-failures.js';
+import { type AuthFailures, checkBearer, sendTooManyFailures } from '../../http/auth-failures.js';
 import { describeIssues, zodFor } from './api-schemas.js';
 import { errorBody, WebhookError } from './errors.js';
 
@@ -49,13 +49,7 @@ export function installApiGuard(
     if (config.adminToken) {
       // Counted before the token is compared, so a guesser past the limit learns nothing more.
       const verdict = checkBearer(config.authFailures, req.ip, req.headers.authorization, config.adminToken);
-      if (!verdict.ok && verdict.status === 429) {
-        const seconds = verdict.retryAfterSeconds;
-        return reply
-          .code(429)
-          .header('retry-after', String(seconds))
-          .send(errorBody('rate_limited', `too many failed tokens from this address; retry in ${seconds} s`));
-      }
+      if (!verdict.ok && verdict.status === 429) return sendTooManyFailures(reply, verdict.retryAfterSeconds);
       if (!verdict.ok) {
         const e = new WebhookError('RW_WEBHOOK_UNAUTHORIZED');
         return reply.code(e.status).header('www-authenticate', 'Bearer').send(errorBody(e.code, e.message));
