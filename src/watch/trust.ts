@@ -143,6 +143,19 @@ function hasGap(p: Map<string, number>): boolean {
   return positions.some((pos, i) => pos !== i + 1 && pos !== positions[i - 1]);
 }
 
+/**
+ * Whether placings list fewer rows than a result list holds: both real Finals list at least the first four
+ * (Awapuni all 8 starters, issue 22's second payload the top 4 of 7), or every starter when fewer run. A
+ * shorter list is a row short even without a gap: a dead heat's tied row dropped (1, 2, 3 of 1, 2, 3, 3)
+ * leaves none. Only such lists are confirmed first, so a whole first list costs no latency.
+ */
+function shortOfTopFour(p: Map<string, number>, doc: RaceDocument): boolean {
+  const starters = Object.values(records(doc.runners)).filter(
+    (r) => isRecord(r) && r.is_scratched !== true,
+  ).length;
+  return p.size > 0 && p.size < Math.min(4, starters);
+}
+
 /** Whether `next`'s placings take back anything `prev` published (a row gone or a position moved). */
 function placingsRetracted(prev: Map<string, number>, next: Map<string, number>): boolean {
   for (const [id, position] of prev) if (next.get(id) !== position) return true;
@@ -221,11 +234,12 @@ export function reconcile(
   let results = next.results;
   const before = placings(prev);
   const after = placings(next);
-  // A gap (rows missing from the middle) looks like a partial list, so it is confirmed first too; so does a
-  // list upstream sent a bad row of: the row dropped may share a listed position (a dead heat), and a list
-  // without it would name one runner where two placed.
+  // A gap (rows missing from the middle) looks like a partial list, so it is confirmed first too; so do a
+  // list upstream sent a bad row of and a list shorter than the top four: the row dropped may share a
+  // listed position (a dead heat), and a list without it would name one runner where two placed.
   const changed = placingsKey(after) !== placingsKey(before);
-  const suspect = placingsRetracted(before, after) || ((hasGap(after) || unknown.has('results')) && changed);
+  const partial = hasGap(after) || shortOfTopFour(after, next) || unknown.has('results');
+  const suspect = placingsRetracted(before, after) || (partial && changed);
   if (suspect && !believe('/results', placingsKey(after), 'results')) results = prev.results;
   // A race is not believed Final while the placings it would confirm are in doubt: held reordered placings
   // (a protest upheld at the Final) would go out as the `final` result and be amended a poll later, and a

@@ -34,16 +34,12 @@ function script(): EventResponse[] {
   });
   const interim = change(closed, (d) => {
     d.race.status = 'Interim';
-    d.results = [
-      {
-        position: 1,
-        name: 'Frosbie',
-        barrier: 2,
-        runner_number: 2,
-        margin_length: 0,
-        entrant_id: runner(d, 2).entrant_id,
-      },
-    ];
+    // The top four, as a real list holds at least (a shorter one is confirmed first, trust.ts).
+    d.results = [2, 4, 1, 5].map((number, k) => {
+      const r = runner(d, number);
+      const row = { position: k + 1, name: r.name, barrier: r.barrier, runner_number: number };
+      return { ...row, margin_length: 0, entrant_id: r.entrant_id };
+    });
   });
   return [open, firmer, scratched, closed, interim];
 }

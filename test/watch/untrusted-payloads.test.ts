@@ -266,6 +266,44 @@ describe('one bad row', () => {
     expect(third.map((r) => r.runnerNumber).sort()).toEqual([6, 7]);
   });
 
+  it('a dead heat whose tied row is simply missing waits for a whole list; a top-four list goes out at once', () => {
+    // Fuzz seed 537: the Interim list 1, 2, 3, 3 came without one of the tied rows, no bad row to tell:
+    // 1, 2, 3 has no gap, but it is shorter than the top four every real list holds, so it is held.
+    const heat = change(deadHeat('Interim'), (d) => {
+      d.results = d.results.filter((r: Loose) => r.position <= 3);
+    });
+    expect(heat.data.results!.map((r: Loose) => r.position)).toEqual([1, 2, 3, 3]);
+    const short = change(heat, (d) => {
+      d.results = d.results.filter((r: Loose) => r.runner_number !== 6);
+    });
+    const { events } = run([openPayload(), short, heat, heat]);
+    const results = events.filter((e) => e.type === 'race.results').map((e) => e.data as Loose);
+    expect(results.map((r) => r.kind)).toEqual(['interim']);
+    expect((results[0].results as Loose[]).map((r) => [r.position, r.runnerNumber])).toEqual([
+      [1, 2],
+      [2, 4],
+      [3, 6],
+      [3, 7],
+    ]);
+    // The whole top four is believed on first sight: the payload right after the open one.
+    const first = run([openPayload(), heat]).events.filter((e) => e.type === 'race.results');
+    expect(first).toHaveLength(1);
+  });
+
+  it('a list of three rows in an eight-starter race is published once three payloads over 20 s show it', () => {
+    const three = change(deadHeat('Interim'), (d) => {
+      d.results = d.results.filter((r: Loose) => r.position <= 2 || r.runner_number === 6);
+    });
+    expect(three.data.results).toHaveLength(3);
+    const kinds = (n: number) =>
+      run([openPayload(), ...Array.from({ length: n }, () => three)])
+        .events.filter((e) => e.type === 'race.results')
+        .map((e) => (e.data as Loose).kind);
+    // Payloads 10 s apart: the third is 20 s after the first.
+    expect(kinds(2)).toEqual([]);
+    expect(kinds(3)).toEqual(['interim']);
+  });
+
   it('a /meetings response with one summary without status still updates every other race', () => {
     const first = meetingsResponseSchema.parse(JSON.parse(JSON.stringify(realMeetings())) as unknown);
     const next = structuredClone(realMeetings()) as Loose;
