@@ -13,8 +13,9 @@ describe('fault fuzz (short)', () => {
     expect(results.reduce((n, r) => n + r.latency.confirmed.length, 0)).toBeGreaterThan(0);
     // The real structures its truth holds were served (issue 22): short result lists without margins,
     // interleaved dividend rows, tips, mover and money tracker outside the field, the doubles and treble
-    // with guarantees and a concession dividend, a dead heat, and the meeting's bets (legs on other
-    // races, selections null, a uuid entrant id sent as bytes).
+    // with guarantees and a concession dividend, a dead heat, a protest while Interim then upheld or
+    // dismissed, and the meeting's bets (legs on other races, selections null, a uuid entrant id sent as
+    // bytes).
     for (const name of [
       'results: top rows only',
       'results: margins absent',
@@ -23,6 +24,9 @@ describe('fault fuzz (short)', () => {
       'mover outside the field',
       'money tracker outside the field',
       'results: dead heat',
+      'race: protest while Interim',
+      'race: protest upheld',
+      'race: protest dismissed',
       'bets: legs on other races',
       'bets: selections null',
       'bets: uuid-string entrant ids',

@@ -13,6 +13,7 @@ import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import type { NewEntry } from '../../src/events/envelope.js';
 import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
 import { favouriteOf, reportedFavourite } from '../../src/watch/detect-odds.js';
+import { protestStatus } from '../../src/watch/detect-race.js';
 import { MoneyMemory } from '../../src/watch/money-flow.js';
 import { normaliseEvent, type RaceDocument } from '../../src/watch/normalise.js';
 import { type TrustState, trackRace } from '../../src/watch/track-race.js';
@@ -92,6 +93,8 @@ interface TruthShape {
   extraPools: boolean;
   /** Third and fourth dead-heat: two result rows share position 3. */
   deadHeat: boolean;
+  /** A protest lodged while Interim (2nd against 1st), then upheld (they swap) or dismissed at Final. */
+  protest: 'upheld' | 'dismissed' | null;
   /** The mover, money tracker and bets of market-truth.ts. */
   market: (closeAt: number) => MarketPlan;
 }
@@ -108,7 +111,10 @@ function truthOf(r: Rng, steps: number, shape: TruthShape): TruthStep[] {
   const closeAt = Math.floor(steps * 0.55);
   const interimAt = closeAt + 3;
   const finalAt = interimAt + Math.floor(steps * 0.2);
-  const amendAt = r.chance(0.5) ? r.int(interimAt + 2, finalAt + 3) : -1;
+  const drawnAmendAt = r.chance(0.5) ? r.int(interimAt + 2, finalAt + 3) : -1;
+  // With a protest, its decision is the race's only amendment.
+  const amendAt = shape.protest ? -1 : drawnAmendAt;
+  const protestAt = interimAt + 2;
   const real = realPayload().data as Loose;
   const market = shape.market(closeAt);
   marketBase(base, real, market);
@@ -160,6 +166,7 @@ function truthOf(r: Rng, steps: number, shape: TruthShape): TruthStep[] {
       data.dividends = structuredClone(
         [...real.dividends, ...extra].filter((d: Loose) => d.status === 'Interim'),
       );
+    if (shape.protest && (i === protestAt || i === finalAt)) protestStep(data, shape.protest, i === finalAt);
     if (i === amendAt && Array.isArray(data.results) && data.results.length > 1) {
       const [a, b] = data.results;
       [a.position, b.position] = [b.position, a.position];
@@ -174,6 +181,24 @@ function truthOf(r: Rng, steps: number, shape: TruthShape): TruthStep[] {
     out.push({ at, data });
   }
   return out;
+}
+
+/**
+ * The protest's change to `data`: lodged (`protest: true`, the reason without its decision, as the
+ * simulator words a pending one), or decided at Final in the real list's words, an upheld one swapping
+ * first and second.
+ */
+function protestStep(data: Loose, decision: 'upheld' | 'dismissed', decided: boolean): void {
+  const [first, second] = data.results as Loose[];
+  if (!first || !second) return;
+  const against = `2nd (#${second.runner_number}) vs 1st (#${first.runner_number})`;
+  data.race.protest = true;
+  if (!decided) data.race.protest_reason = `Protest ${against}`;
+  else if (decision === 'dismissed') data.race.protest_reason = `Protest DISMISSED - ${against}`;
+  else {
+    data.race.protest_reason = `Protest UPHELD ${against}`;
+    [first.position, second.position] = [second.position, first.position];
+  }
 }
 
 // ---- The facts the oracle follows -------------------------------------------------------------------
@@ -192,6 +217,7 @@ function factsOf(doc: RaceDocument): Map<string, unknown> {
   out.set('jumped', (doc.race.actual_start ?? 0) > 0 || ['Interim', 'Final'].includes(doc.race.status));
   out.set('placings', placingsKey(doc.results) || undefined);
   out.set('favourite', favouriteOf(doc)?.runner.entrant_id);
+  out.set('protest', protestStatus(doc.race));
   const mover = moverFact(doc);
   if (mover) out.set('mover', mover);
   for (const runner of Object.values(doc.runners) as Loose[]) {
@@ -224,6 +250,8 @@ function claimsOf(event: DetectedRaceEvent): Array<[string, unknown]> {
       return [[`present:${d.runner.entrantId}`, undefined]];
     case 'odds.changed':
       return [[`odds:${d.runner.entrantId}:${d.market}`, d.to]];
+    case 'race.protest':
+      return [['protest', d.status === 'resolved' ? 'none' : d.status]];
     case 'race.favourite_changed':
       return [['favourite', d.to.entrantId]];
     case 'race.mover_changed':
@@ -360,11 +388,13 @@ export function runCase(
   const r = rng(seed);
   // The shape comes from the seed, not the stream, so other draws stay as they were: odd seeds list the
   // top four only, extra pools when seed % 4 >= 2, outside-field entrants when seed % 8 >= 4, the bets
-  // when seed % 16 >= 8, a dead heat on every third seed; the market's steps from a stream of their own.
+  // when seed % 16 >= 8, a dead heat on every third seed, a protest while Interim when seed % 5 == 2
+  // (upheld when seed % 10 == 2, else dismissed); the market's steps from a stream of their own.
   const truth = truthOf(r, opts.steps ?? 60, {
     topFour: seed % 2 === 1,
     extraPools: seed % 4 >= 2,
     deadHeat: seed % 3 === 0,
+    protest: seed % 5 !== 2 ? null : seed % 10 === 2 ? 'upheld' : 'dismissed',
     market: (closeAt) => planMarket(rng(seed ^ 0x6d61726b), closeAt, seed % 8 >= 4, seed % 16 >= 8),
   });
   const truthDocs = truth.map((s) =>

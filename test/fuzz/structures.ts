@@ -2,6 +2,7 @@
  * The real structures of issue 22 a fuzz payload can carry, and which of them one payload holds: the fuzz
  * counts the payloads it served with each, so a run says what it exercised (0 is printed too).
  */
+import { protestStatus } from '../../src/watch/detect-race.js';
 import type { Loose } from '../watch/support.js';
 
 const ids = (list: unknown): Set<string> =>
@@ -23,6 +24,8 @@ export const STRUCTURES = {
   'results: dead heat': (d: Loose) =>
     Array.isArray(d.results) && new Set(d.results.map((r: Loose) => r?.position)).size < d.results.length,
   'race: protest while Interim': (d: Loose) => d.race?.protest === true && d.race?.status === 'Interim',
+  'race: protest upheld': (d: Loose) => d.race && protestStatus(d.race) === 'upheld',
+  'race: protest dismissed': (d: Loose) => d.race && protestStatus(d.race) === 'dismissed',
   'dividends: Interim and Final interleaved': (d: Loose) =>
     Array.isArray(d.dividends) &&
     d.dividends.some(
