@@ -72,6 +72,7 @@ export function openState(race: RaceStatic): Map<string, RunnerState> {
         scratchedAt: null,
         late: false,
         deduction: null,
+        emergency: r.emergency,
       },
     ]),
   );

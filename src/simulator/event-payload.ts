@@ -99,6 +99,14 @@ function runnerRecord(
     ...base,
     is_scratched: scratched,
     is_late_scratched: scratched && s.late,
+    // An emergency keeps its flag and position until promoted into the field (then false and "", as a
+    // runner of the field has them in the real payload), or when scratched without a start.
+    ...(r.emergency === null
+      ? {}
+      : {
+          is_emergency: s.emergency !== null,
+          emergency_position: s.emergency === null ? '' : String(s.emergency),
+        }),
     odds: {
       fixed_win: s.fixedWin,
       fixed_place: s.fixedPlace,

@@ -94,7 +94,8 @@ export function raceRecord(
     track_condition: state.trackCondition,
     silk_url: spriteUrl(silkBase, race.id, 64),
     entrant_count: race.runners.length,
-    field_size: live.length,
+    // The field: emergencies still waiting for a start are not in it.
+    field_size: live.filter((r) => state.runners.get(r.entrantId)?.emergency == null).length,
     positions_paid: placesPaidBy(live.length),
     video_channels: (m.extras.values.video_channels as string[] | undefined) ?? ['Trackside1'],
     video_channels_meta: videoMeta(race, state.startTime),

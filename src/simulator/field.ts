@@ -23,6 +23,19 @@ export const personName = (rng: Rng) => `${rng.pick(FIRST)} ${rng.pick(LAST)}`;
 /** Spread of the runners' log chances: the real race's opening prices (3.4 to 41) have ~0.9. */
 const STRENGTH_SPREAD = 0.9;
 
+/**
+ * Emergencies (not measured: neither real payload lists one): acceptances name one or two emergencies,
+ * the last numbers of a full thoroughbred field (12 or more), in 30 % of such fields: ~40 races a day,
+ * so every simulated day has some. Drawn from a stream of their own, so the field's draws stay as they were.
+ */
+const EMERGENCY_MIN_FIELD = 12;
+const EMERGENCY_RATE = 0.3;
+function emergencyCount(seed: number, race: RaceStatic, size: number): number {
+  const rng = rngFor(seed, 'emergencies', race.id);
+  if (race.meeting.category !== 'T' || size < EMERGENCY_MIN_FIELD || !rng.chance(EMERGENCY_RATE)) return 0;
+  return rng.chance(0.5) ? 1 : 2;
+}
+
 export function buildField(seed: number, race: RaceStatic): RunnerStatic[] {
   const rng = rngFor(seed, 'field', race.id);
   const code = race.meeting.category;
@@ -30,6 +43,7 @@ export function buildField(seed: number, race: RaceStatic): RunnerStatic[] {
   const strengths = Array.from({ length: size }, () => Math.exp(rng.normal() * STRENGTH_SPREAD));
   const total = strengths.reduce((a, b) => a + b, 0);
   const barriers = rng.shuffle(Array.from({ length: size }, (_, i) => i + 1));
+  const firstEmergency = size - emergencyCount(seed, race, size);
   return strengths.map((w, i) => ({
     entrantId: rng.uuid(),
     horseId: rng.int(100_000, 9_999_999),
@@ -43,5 +57,6 @@ export function buildField(seed: number, race: RaceStatic): RunnerStatic[] {
     strength: w / total,
     openWin: ladder(total / (w * OPEN_BOOK)),
     silk: drawSilk(rng),
+    emergency: i >= firstEmergency ? i - firstEmergency + 1 : null,
   }));
 }

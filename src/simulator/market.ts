@@ -27,9 +27,15 @@ const BOOK_PULL = 0.8;
 /** Late moves drawn per runner: 1-4, 3 on average (a move that lands on the same ladder price is none). */
 const MOVE_COUNTS = [1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4];
 
+/**
+ * Emergencies wait for a start until this long before the advertised start (assumed: the morning
+ * scratching deadline; every early scratching, 3-40 h out, comes before it, every late one after).
+ */
+export const EMERGENCY_DEADLINE = 150 * MINUTE;
+
 export interface MarketDraft {
   at: number;
-  type: 'odds' | 'scratching';
+  type: 'odds' | 'scratching' | 'promotion';
   detail: Record<string, unknown>;
 }
 
@@ -45,7 +51,7 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
   const rng = rngFor(seed, 'market', race.id);
   const S = race.advertisedStart;
   const end = Math.min(life.closeAt, life.abandonAt ?? Number.POSITIVE_INFINITY);
-  const events: { at: number; kind: 'move' | 'scratch'; i: number; late?: boolean }[] = [];
+  const events: { at: number; kind: 'move' | 'scratch' | 'deadline'; i: number; late?: boolean }[] = [];
 
   // Scratchings: about half the races have one or two, 30 % of them late (5-60 min out).
   const count = rng.chance(0.5) ? 0 : rng.chance(0.7) ? 1 : 2;
@@ -66,6 +72,9 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
       events.push({ at: Math.round(end - 1 - window * rng.next() ** BUNCHING), kind: 'move', i });
     }
   });
+  // The emergencies' deadline (no draw, so the stream's other draws stay as they were).
+  const waiting = race.runners.flatMap((r, i) => (r.emergency === null ? [] : [i]));
+  if (waiting.length > 0) events.push({ at: S - EMERGENCY_DEADLINE, kind: 'deadline', i: -1 });
   events.sort((a, b) => a.at - b.at || a.i - b.i);
 
   // Implied chances (1 / price) as shown; the book is their sum.
@@ -92,33 +101,63 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
       },
     });
   };
-  for (const e of events) {
-    if (out.has(e.i) || e.at >= end) continue;
-    const r = race.runners[e.i]!;
-    const book = bookAt(e.at, life);
-    if (e.kind === 'scratch') {
-      out.add(e.i);
+  const scratch = (at: number, i: number, late: boolean) => {
+    const r = race.runners[i]!;
+    out.add(i);
+    drafts.push({
+      at,
+      type: 'scratching',
+      detail: {
+        entrantId: r.entrantId,
+        runnerNumber: r.number,
+        late,
+        ...deductionOf(
+          late,
+          1 / (implied[i] as number),
+          // Bets were struck when the scratched runner still ran.
+          placesPaidBy(race.runners.length - out.size + 1),
+        ),
+      },
+    });
+    // A runner of the field scratched before the deadline lets the first emergency waiting in.
+    const k = waiting.indexOf(i);
+    if (k >= 0) waiting.splice(k, 1);
+    else if (waiting.length > 0 && at <= S - EMERGENCY_DEADLINE) {
+      const promoted = race.runners[waiting.shift() as number]!;
       drafts.push({
-        at: e.at,
-        type: 'scratching',
+        at,
+        type: 'promotion',
         detail: {
-          entrantId: r.entrantId,
-          runnerNumber: r.number,
-          late: e.late === true,
-          ...deductionOf(
-            e.late === true,
-            1 / (implied[e.i] as number),
-            // Bets were struck when the scratched runner still ran.
-            placesPaidBy(race.runners.length - out.size + 1),
-          ),
+          entrantId: promoted.entrantId,
+          runnerNumber: promoted.number,
+          position: promoted.emergency,
         },
       });
-      // The market is reframed at once: every runner left is re-priced to the book.
-      const starters = race.runners.length - out.size;
-      const placesChanged = placesPaidBy(starters) !== placesPaidBy(starters + 1);
-      const left = others(-1);
-      for (let j = 0; j < implied.length; j++)
-        if (!out.has(j)) show(e.at, j, ((implied[j] as number) * book) / left, placesChanged);
+    }
+  };
+  /** The market reframed at once after scratchings: every runner left is re-priced to the book. */
+  const reframe = (at: number, scratched: number) => {
+    const starters = race.runners.length - out.size;
+    const placesChanged = placesPaidBy(starters) !== placesPaidBy(starters + scratched);
+    const book = bookAt(at, life);
+    const left = others(-1);
+    for (let j = 0; j < implied.length; j++)
+      if (!out.has(j)) show(at, j, ((implied[j] as number) * book) / left, placesChanged);
+  };
+  for (const e of events) {
+    if (e.at >= end) continue;
+    if (e.kind === 'deadline') {
+      // Emergencies without a start by the deadline are scratched (early: no deduction).
+      const left = [...waiting];
+      for (const i of left) scratch(e.at, i, false);
+      if (left.length > 0) reframe(e.at, left.length);
+      continue;
+    }
+    if (out.has(e.i)) continue;
+    const book = bookAt(e.at, life);
+    if (e.kind === 'scratch') {
+      scratch(e.at, e.i, e.late === true);
+      reframe(e.at, 1);
       continue;
     }
     // A random move, pulled back toward the book the others leave room for.

@@ -10,7 +10,8 @@ export type ChangeType =
   | 'results'
   | 'dividends'
   | 'track_condition'
-  | 'protest';
+  | 'protest'
+  | 'promotion';
 
 /** One change the world makes, as journalled. `detail` is plain JSON. */
 export interface SimChange {
@@ -44,6 +45,8 @@ export interface RunnerStatic {
   /** Price when the market opens. */
   openWin: number;
   silk: Silk;
+  /** Emergency position (1, 2) when acceptances list the runner as an emergency; null in the field. */
+  emergency: number | null;
 }
 
 export interface MeetingStatic {
@@ -105,6 +108,8 @@ export interface RunnerState {
   late: boolean;
   /** Fixed-odds deduction of a late scratching, cents in the dollar. */
   deduction: { win: number; place: number } | null;
+  /** Emergency position while the runner waits for a start; null in the field or once promoted. */
+  emergency: number | null;
 }
 
 export interface ResultRow {

@@ -55,6 +55,10 @@ function apply(state: RaceState, c: TimedChange): void {
       runner.late = d.late === true;
       runner.deduction = (d.deduction as RunnerState['deduction']) ?? null;
       return;
+    case 'promotion':
+      if (!runner) return;
+      runner.emergency = null;
+      return;
     case 'reinstatement':
       if (!runner) return;
       runner.scratchedAt = null;

@@ -21,6 +21,7 @@ import { type RaceDocument, type TrustState, trackRace } from '../../src/watch/t
 import {
   asRace,
   deadHeat,
+  emergencyDeadline,
   emergencyPromoted,
   interim,
   openOutsideField,
@@ -104,6 +105,7 @@ const SEQUENCES: Record<string, Step[]> = {
   'emergency-promoted': every(60, [
     ['open, #8 first emergency', withEmergency()],
     ['#5 scratched, #8 promoted', emergencyPromoted()],
+    ['deadline: #7, the second emergency, scratched', emergencyDeadline()],
   ]),
   'protest-upheld': every(15, [
     ['open', openPayload()],

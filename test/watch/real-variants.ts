@@ -95,17 +95,30 @@ export const deadHeat = (status: 'Interim' | 'Final'): EventResponse =>
       if (x.product_name === 'Pool Trifecta' && x.description === '2:4:7') x.dividend = 198.3;
   });
 
-/** The open race with Flor De Cana (#8) the first emergency, as acceptances list one. */
+/**
+ * The open race with Flor De Cana (#8) the first emergency and Ballinran (#7) the second, as acceptances
+ * list them (the simulator's shape: the last numbers, `emergency_position` "1" and "2").
+ */
 export const withEmergency = (): EventResponse =>
   change(openPayload(), (d) => {
     Object.assign(runner(d, 8), { is_emergency: true, emergency_position: '1' });
+    Object.assign(runner(d, 7), { is_emergency: true, emergency_position: '2' });
   });
 
-/** Starpello (#5) scratched; the emergency #8 takes its place in the field (no longer an emergency). */
+/**
+ * Starpello (#5) scratched before the emergencies' deadline (21:00 UTC the day before, 3 h 50 min out);
+ * the first emergency #8 takes its place in the field (no longer an emergency).
+ */
 export const emergencyPromoted = (): EventResponse =>
   change(withEmergency(), (d) => {
-    Object.assign(runner(d, 5), { is_scratched: true, scratch_time: 1752712500 });
+    Object.assign(runner(d, 5), { is_scratched: true, scratch_time: 1752699600 });
     Object.assign(runner(d, 8), { is_emergency: false, emergency_position: '' });
+  });
+
+/** The deadline (2 h 30 min out): the second emergency #7, never promoted, is scratched. */
+export const emergencyDeadline = (): EventResponse =>
+  change(emergencyPromoted(), (d) => {
+    Object.assign(runner(d, 7), { is_scratched: true, scratch_time: 1752704400 });
   });
 
 /** The real race run and Interim, its Interim dividends only; `protest` and its reason as given. */
