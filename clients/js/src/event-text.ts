@@ -23,7 +23,7 @@ import {
   type Tone,
 } from './text-parts.js';
 
-export { type EventWords, formatPrice, type Tone } from './text-parts.js';
+export { formatPrice, type Tone } from './text-parts.js';
 
 export interface EventText {
   /** Where, short: `Awapuni R3`; a meeting event's meeting name; the meeting id when no name came. */
