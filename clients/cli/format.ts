@@ -57,7 +57,7 @@ export function formatLine(event: RaceEvent, colour: boolean): string {
   return columns(event, text.where, clean(event.type), summaryLine(text), text.tone, colour);
 }
 
-/** A race's folded odds moves (compact mode): `21:04:05  Awapuni R3  odds  7 odds moves: #4 5.00→4.40, …`. */
+/** A race's folded odds moves (compact mode): `21:04:05  Awapuni R3  odds  7 odds moves: #4 $5.00→$4.40, …`. */
 export function formatFolded({ event, summary }: FoldedOdds, colour: boolean): string {
   return columns(event, describeEvent(event).where, 'odds', summary, 'info', colour);
 }
