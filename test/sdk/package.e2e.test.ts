@@ -116,7 +116,7 @@ describe('the packed SDK and ticker', () => {
         data: { race: { meetingName: 'Awapuni', raceNumber: 3 }, runner: { runnerNumber: 4, name: 'Tickford' }, late: true } });
       console.log(text.where + ' | ' + summaryLine(text) + ' | ' + text.tone);`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
-    expect(stdout.trim()).toBe('Awapuni R3 | #4 Tickford scratched | alert');
+    expect(stdout.trim()).toBe('Awapuni R3 | #4 Tickford scratched (late) | alert');
   });
 
   it('loads from CommonJS with require()', async () => {
