@@ -75,7 +75,7 @@ describe('compact mode', () => {
     const [line, ...rest] = folder.flush();
     expect(rest).toEqual([]);
     expect(formatFolded(line!, false)).toBe(
-      '21:04:05  Awapuni R3            odds                          3 odds moves: #4 5.00→4.40, #2 3.10→3.30',
+      '21:04:05  Awapuni R3            odds                          3 odds moves: #4 $5.00→$4.40, #2 $3.10→$3.30',
     );
     expect(folder.flush()).toEqual([]);
   });
@@ -86,8 +86,8 @@ describe('compact mode', () => {
     folder.push(odds(7, 1, 8, 7, 'r4'));
     const lines = folder.flush().map((f) => f.summary);
     expect(lines).toEqual([
-      '6 odds moves: #1 2.00→2.50, #2 2.00→2.50, #3 2.00→2.50, #4 2.00→2.50, +2 more',
-      '1 odds move: #1 8.00→7.00',
+      '6 odds moves: #1 $2.00→$2.50, #2 $2.00→$2.50, #3 $2.00→$2.50, #4 $2.00→$2.50, +2 more',
+      '1 odds move: #1 $8.00→$7.00',
     ]);
   });
 });

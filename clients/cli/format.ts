@@ -1,7 +1,7 @@
 /** One line per event for the terminal, coloured (node:util styleText) by what kind of news it is. Pure. */
 import { styleText } from 'node:util';
 import { EVENT_TYPES, type RaceEvent } from '@racewire/client';
-import { describeEvent, type Tone } from '../web/describe-event.js';
+import { describeEvent, summaryLine, type Tone } from '@racewire/client/event-text';
 import type { FoldedOdds } from './odds-fold.js';
 
 type Style = Parameters<typeof styleText>[0];
@@ -36,26 +36,28 @@ const TYPE_WIDTH = Math.max(...EVENT_TYPES.map((t) => t.length));
 const clean = (s: string) => s.replace(/\p{Cc}/gu, ' ');
 const fit = (s: string, width: number) => (s.length > width ? `${s.slice(0, width - 1)}…` : s.padEnd(width));
 
-function columns(event: RaceEvent, type: string, what: string, tone: Tone, colour: boolean): string {
+function columns(
+  event: RaceEvent,
+  where: string,
+  type: string,
+  what: string,
+  tone: Tone,
+  colour: boolean,
+): string {
   const time = typeof event.timestamp === 'string' ? event.timestamp.slice(11, 19) : '--:--:--';
-  const parts = [
-    time,
-    fit(clean(describeEvent(event).where), WHERE_WIDTH),
-    fit(type, TYPE_WIDTH),
-    clean(what),
-  ];
+  const parts = [time, fit(clean(where), WHERE_WIDTH), fit(type, TYPE_WIDTH), clean(what)];
   if (!colour) return parts.join('  ');
-  const [t, where, kind, text] = parts as [string, string, string, string];
-  return [paint('dim', t), paint('bold', where), paint('dim', kind), paint(TONE[tone], text)].join('  ');
+  const [t, place, kind, news] = parts as [string, string, string, string];
+  return [paint('dim', t), paint('bold', place), paint('dim', kind), paint(TONE[tone], news)].join('  ');
 }
 
 /** `21:04:05  Awapuni R3  runner.scratched  #4 Tickford scratched (late)`; no newline. */
 export function formatLine(event: RaceEvent, colour: boolean): string {
-  const line = describeEvent(event);
-  return columns(event, clean(event.type), line.what, line.tone, colour);
+  const text = describeEvent(event);
+  return columns(event, text.where, clean(event.type), summaryLine(text), text.tone, colour);
 }
 
-/** A race's folded odds moves (compact mode): `21:04:05  Awapuni R3  odds  7 odds moves: #4 5.00→4.40, …`. */
+/** A race's folded odds moves (compact mode): `21:04:05  Awapuni R3  odds  7 odds moves: #4 $5.00→$4.40, …`. */
 export function formatFolded({ event, summary }: FoldedOdds, colour: boolean): string {
-  return columns(event, 'odds', summary, 'info', colour);
+  return columns(event, describeEvent(event).where, 'odds', summary, 'info', colour);
 }

@@ -5,7 +5,7 @@
  * `flush` from a one-second timer, tests call it with their own instants.
  */
 import type { RaceEvent } from '@racewire/client';
-import { formatPrice } from '../web/describe-event.js';
+import { formatPrice } from '@racewire/client/event-text';
 
 interface Move {
   label: string;

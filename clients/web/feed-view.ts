@@ -3,8 +3,8 @@
  * top; the recent history from REST goes below what is shown, so it never lands above a newer live event.
  */
 import { MARKET_EVENT_TYPES, type RaceEvent } from '@racewire/client';
+import { describeEvent, summaryLine } from '@racewire/client/event-text';
 import { localTime } from './board-day.js';
-import { describeEvent } from './describe-event.js';
 import { h } from './dom.js';
 
 const MAX_ITEMS = 80;
@@ -41,14 +41,14 @@ export class FeedView {
     if (this.seen.has(event.id)) return undefined;
     if (MANY.has(event.type) && !this.showOdds) return undefined;
     this.seen.add(event.id);
-    const line = describeEvent(event);
+    const text = describeEvent(event);
     const at = Date.parse(event.timestamp);
     const time = Number.isFinite(at) ? localTime(at, this.timeZone, true) : '';
     const raceId = event.raceId;
     return h(
       'li',
       {
-        class: `feed-item tone-${line.tone}`,
+        class: `feed-item tone-${text.tone}`,
         'data-testid': 'feed-item',
         'data-type': event.type,
         'data-id': event.id,
@@ -58,10 +58,10 @@ export class FeedView {
         ? h(
             'button',
             { type: 'button', class: 'where link', onclick: () => this.onSelect(raceId) },
-            line.where,
+            text.where,
           )
-        : h('span', { class: 'where' }, line.where),
-      h('span', { class: 'what' }, line.what),
+        : h('span', { class: 'where' }, text.where),
+      h('span', { class: 'what' }, summaryLine(text)),
     );
   }
 

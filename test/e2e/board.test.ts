@@ -194,8 +194,9 @@ describe.skipIf(skip)('the live board in a browser', () => {
     await expect.poll(() => moverWin.getAttribute('class'), WAIT).toMatch(/flash-(down|up)/);
     // The market panel: each runner's money share, and the scripted 30 % firm as a plunge.
     await expect.poll(() => page.locator('[data-testid="money-share"]').count(), WAIT).toBe(runners.length);
-    const plunge = page.locator('[data-testid="price-move"]').first();
-    await expect.poll(() => plunge.textContent(), WAIT).toContain(`↘ #${mover.runnerNumber} `);
+    // Another runner's own plunge may come first (the simulator's market moves too): look for the mover's.
+    const plunge = page.locator('[data-testid="price-move"]', { hasText: `↘ #${mover.runnerNumber} ` });
+    await plunge.first().waitFor(WAIT);
 
     const victim = runners[0]!;
     world.scratch(raceId, victim.entrantId);

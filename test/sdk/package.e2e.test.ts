@@ -79,6 +79,8 @@ describe('the packed SDK and ticker', () => {
       'protocol.js',
       'protocol.d.ts',
       'dividends.js',
+      'event-text.js',
+      'event-text.d.ts',
       'racewire-client.browser.js',
     ]) {
       expect(existsSync(join(sdk, 'dist', file)), file).toBe(true);
@@ -107,6 +109,16 @@ describe('the packed SDK and ticker', () => {
     await example.exit;
   }, 30_000);
 
+  it('writes an event as text from @racewire/client/event-text with plain node', async () => {
+    const script = `import { describeEvent, summaryLine } from '@racewire/client/event-text';
+      const text = describeEvent({ id: 'r:1', type: 'runner.scratched', timestamp: '2026-11-26T00:00:00Z', stream: 'r',
+        seq: 1, meetingId: 'm', raceId: 'r',
+        data: { race: { meetingName: 'Awapuni', raceNumber: 3 }, runner: { runnerNumber: 4, name: 'Tickford' }, late: true } });
+      console.log(text.where + ' | ' + summaryLine(text) + ' | ' + text.tone);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
+    expect(stdout.trim()).toBe('Awapuni R3 | #4 Tickford scratched (late) | alert');
+  });
+
   it('loads from CommonJS with require()', async () => {
     const { stdout } = await run(
       process.execPath,
@@ -132,6 +144,8 @@ describe('the packed SDK and ticker', () => {
     );
     e2e.simulator.world.scratch(raceId, runner.entrantId);
     await until(() => tail.stdout().includes('runner.scratched'), 'a runner.scratched line', 15_000);
+    // The line is the SDK's text of the event.
+    expect(tail.stdout()).toMatch(new RegExp(`runner\\.scratched +#${runner.runnerNumber} .*scratched`));
     for (const line of tail.stdout().trim().split('\n')) expect(line).toMatch(/^\d\d:\d\d:\d\d {2}/);
     tail.child.kill('SIGINT');
     expect(await tail.exit).toEqual({ code: 0, signal: null });

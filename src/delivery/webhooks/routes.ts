@@ -24,7 +24,7 @@ import { attemptToView, deliveryToView, endpointToView } from './api-views.js';
 import type { ResolvedWebhookConfig } from './config.js';
 import { endpointExportRoutes } from './endpoint-export.js';
 import { WebhookError } from './errors.js';
-import { CHAT_ALERT_TYPES } from './formatters/event-facts.js';
+import { CHAT_ALERT_TYPES } from './formatters/chat-message.js';
 import type { Outbox } from './outbox-port.js';
 import { newEndpointId } from './outbox-rows.js';
 import { generateSecret } from './signer.js';

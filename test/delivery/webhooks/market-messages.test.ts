@@ -1,4 +1,7 @@
-/** Chat messages of the market events, from events detected on the real Awapuni R1 (test/watch). */
+/**
+ * Chat messages of the market events, from events detected on the real Awapuni R1 (test/watch): the SDK's text
+ * of each (test/sdk/event-text.test.ts), the race line first, then its details.
+ */
 import { describe, expect, it } from 'vitest';
 import { discordPayload } from '../../../src/delivery/webhooks/formatters/discord.js';
 import { slackPayload } from '../../../src/delivery/webhooks/formatters/slack.js';
@@ -58,7 +61,11 @@ describe('market chat messages', () => {
       changePct: 63,
       window: { minutes: 15 },
     });
-    expect(slack(drift)[0]).toBe('↗ Drifting: #4 Ruji $4.60 → $7.50 (+63% in 15 min)');
+    expect(slack(drift)[0]).toBe('↗ Drifting: #4 Ruji $4.60 → $7.50 (+63.0% in 15 min)');
+    // Discord colours by tone: green for firming, red for drifting.
+    expect(
+      [plunge, drift].map((e) => (discordPayload(e) as { embeds: { color: number }[] }).embeds[0]?.color),
+    ).toEqual([0x16a34a, 0xdc2626]);
   });
 
   it('show a big bet with its stake, product, runners and price', () => {
@@ -71,9 +78,9 @@ describe('market chat messages', () => {
       biggest: true,
     });
     expect(slack(big)).toEqual([
-      '$5,000 Win on #4 Ruji',
+      '$5,000 Win on #4 Ruji at $4.20 (biggest)',
       'Awapuni Synthetic R1 (PRYDA HANDICAP 1700)',
-      'At $4.20, placed 00:41 UTC · the race’s biggest bet',
+      'Placed 00:41 UTC',
     ]);
   });
 
@@ -92,7 +99,7 @@ describe('market chat messages', () => {
       }),
     ].map((e) => slack(e).filter((l) => !l.startsWith('Awapuni'))[0]);
     expect(lines).toEqual([
-      'Market mover: Sky Lantern (outside the field)',
+      'Market mover: Sky Lantern (outside the field) $8.50 → $5.00',
       '↗ Money for Sky Lantern (outside the field): 5% → 10% of the money',
     ]);
   });
@@ -129,7 +136,7 @@ describe('market chat messages', () => {
     ].map((e) => slack(e).filter((l) => !l.startsWith('Awapuni')));
     expect(lines).toEqual([
       ['↗ Money for #7 Ballinran: 5% → 10% of the money', '+5 points in 10 min'],
-      ['Market mover: #1 Tickford', '$8.50 → $5.00 (was #4 Ruji)'],
+      ['Market mover: #1 Tickford $8.50 → $5.00', 'Was #4 Ruji'],
       ['Deductions after scratching #8 Flor De Cana: win 2, place 6'],
       ['Win pool passes $10,000', 'Total $10,512.40'],
     ]);

@@ -3,7 +3,7 @@
  * Limits: header text 150 chars, section text 3000, 50 blocks.
  */
 import type { RaceEvent } from '../../../events/envelope.js';
-import { chatMessage } from './event-facts.js';
+import { chatMessage } from './chat-message.js';
 
 export const SLACK_LIMITS = { header: 150, section: 3000, blocks: 50, text: 4000 } as const;
 
