@@ -25,6 +25,7 @@ export async function startSoakRedis(port: number): Promise<SoakRedis> {
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
   const url = `redis://127.0.0.1:${port}`;
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {}); // refused while it starts: the loop below retries
   // Ready once it answers PING (a few tries while it starts).
   for (let attempt = 0; ; attempt++) {
     try {
