@@ -22,6 +22,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { createManualClock, type ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
@@ -69,6 +70,23 @@ globalThis.fetch = async (input, init) => {
  */
 const WEBHOOK_TYPES = ['race.*', 'runner.*', 'market.*', 'pool.*', 'meeting.*', 'odds.plunge', 'odds.drift'];
 
+// Redis commands in flight (the request window, the log, the bus, the outbox): the same rule, for --store redis.
+let redisPending = 0;
+if (STORE === 'redis') {
+  const send = Redis.prototype.sendCommand;
+  Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['sendCommand']>) {
+    const [command] = args;
+    redisPending++;
+    const done = () => {
+      redisPending--;
+    };
+    command.promise.then(done, done);
+    return send.apply(this, args);
+  };
+}
+/** Outside I/O a woken component started: the manual clocks hold time still until it is answered. */
+const busy = () => inFlight > 0 || redisPending > 0;
+
 // One webhook endpoint: counts each delivery once by its id.
 const delivered = new Set<string>();
 const receiver = createServer((req, res) => {
@@ -86,7 +104,7 @@ const dir = mkdtempSync(join(tmpdir(), 'racewire-soak-'));
 const redis: SoakRedis | undefined = STORE === 'redis' ? await startSoakRedis(REDIS_PORT) : undefined;
 // A Redis without persistence is refused unless the operator says it may lose everything: this one may.
 process.env.REDIS_ALLOW_VOLATILE = 'true';
-const wall: ManualClock = createManualClock(Date.now());
+const wall: ManualClock = createManualClock(Date.now(), { busy });
 let race: ManualClock | undefined;
 const racewire = await startRacewire({
   config: loadConfig({
@@ -103,7 +121,7 @@ const racewire = await startRacewire({
   }),
   wallClock: wall,
   clockFrom: (origin) => {
-    race = createManualClock(origin);
+    race = createManualClock(origin, { busy });
     return race;
   },
 });
@@ -154,7 +172,7 @@ async function scrape() {
 }
 
 async function step(ms: number): Promise<void> {
-  for (let spins = 0; inFlight > 0 && spins < 10_000; spins++) await new Promise((r) => setImmediate(r));
+  for (let spins = 0; busy() && spins < 100_000; spins++) await new Promise((r) => setImmediate(r));
   await raceClock.advance(ms);
   await wall.advance(ms);
 }
