@@ -280,10 +280,13 @@ if (days.length >= 3 && last) {
     false,
   ]);
 }
-judgements.push([
-  `retention expired streams: ${final.expiredStreams} (at least one once a day has passed)`,
-  days.length < 2 || final.expiredStreams > 0,
-]);
+// Judged once a whole day has passed (streams expire 24 race hours after they settle).
+if (days.length >= 2) {
+  judgements.push([
+    `retention expired streams: ${final.expiredStreams} (at least one after ${days.length} days)`,
+    final.expiredStreams > 0,
+  ]);
+}
 if (redisFinal && last && days.length >= 3) {
   const from = days[2]!;
   judgements.push([
