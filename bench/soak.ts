@@ -1,6 +1,7 @@
 /**
  * The soak: the whole service (poller, pipelines, SQLite log, retention, the subscription hub with WebSocket
- * clients, one webhook endpoint) against the embedded simulator over N simulated race days, as fast as the
+ * clients on the firehose and a WebSocket and an SSE client following the next races to jump, one webhook
+ * endpoint) against the embedded simulator over N simulated race days, as fast as the
  * machine allows. Race time and wall time are two manual clocks moved together in steps once no request is
  * in flight, so the service runs as at x1 against the real budget, only faster than real time. Prints per
  * simulated day: RSS, V8 heap used after a forced GC, DATA_DIR bytes, metric series, events appended and
@@ -27,6 +28,7 @@ import WebSocket from 'ws';
 import { createManualClock, type ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { startRacewire } from '../src/runtime.js';
+import { followBusiestRaces } from './support/soak-followers.js';
 import { type SoakRedis, startSoakRedis } from './support/soak-redis.js';
 
 const args = new Map<string, string>();
@@ -148,6 +150,10 @@ const sockets = [0, 1].map(() => {
   return ws;
 });
 
+// Followers: a WebSocket and an SSE client on the next races to jump, moved on every FOLLOW_EVERY_MS.
+const FOLLOW_EVERY_MS = 10 * 60_000;
+const followers = followBusiestRaces(base, 3);
+
 const bytesIn = (path: string): number => {
   const s = statSync(path);
   if (!s.isDirectory()) return s.size;
@@ -208,7 +214,12 @@ for (let day = 1; day <= DAYS && raceClock.now() < stopAt; day++) {
   const end = Math.min(stopAt, dayEnd);
   // Every race hour on stderr: the trend within a day and what it costs (CPU, upstream requests).
   let hour = raceClock.now() + DAY_MS / 24;
+  let follow = raceClock.now();
   while (raceClock.now() < end) {
+    if (raceClock.now() >= follow) {
+      await followers.refresh(raceClock.now());
+      follow += FOLLOW_EVERY_MS;
+    }
     if (Date.now() - started > MAX_WALL_MS) {
       stopAt = raceClock.now();
       break;
@@ -298,9 +309,15 @@ judgements.push([
   `every webhook delivered: outbox depth ${final.depth}, ${final.failed} failed, ${delivered.size} received`,
   final.depth === 0 && final.failed === 0 && delivered.size > 0,
 ]);
-judgements.push([`WebSocket clients received ${wsMessages} messages`, wsMessages > 0]);
+judgements.push([`WebSocket firehose clients received ${wsMessages} messages`, wsMessages > 0]);
+const followed = followers.counts();
+judgements.push([
+  `race followers received ${followed.ws} WebSocket messages and ${followed.sse} SSE messages`,
+  followed.ws > 0 && followed.sse > 0,
+]);
 
 for (const ws of sockets) ws.terminate();
+followers.close();
 await racewire.stop();
 await redis?.stop();
 receiver.close();
