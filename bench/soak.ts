@@ -231,7 +231,7 @@ for (let day = 1; day <= DAYS && raceClock.now() < stopAt; day++) {
       const { rss, heapUsed } = process.memoryUsage();
       const m = await scrape();
       console.error(
-        `  day ${day} ${new Date(raceClock.now()).toISOString()}: RSS ${mb(rss)} MB, heap after GC ${mb(heapUsed)} MB, ${storeName} ${mb(await storeBytes())}, ${m.requests} requests, ${m.events} events, ${delivered.size} webhooks, CPU ${cpuS()} s, wall ${wallS()} s`,
+        `  day ${day} ${new Date(raceClock.now()).toISOString()}: RSS ${mb(rss)} MB, heap after GC ${mb(heapUsed)} MB, ${storeName} ${mb(await storeBytes())}, ${m.requests} requests, ${m.events} events, ${delivered.size} webhooks, ${m.expiredStreams} expired streams, CPU ${cpuS()} s, wall ${wallS()} s`,
       );
     }
   }
