@@ -60,14 +60,23 @@ export interface ManualClock extends Clock {
   pending(): number;
 }
 
-/** A clock for tests: time moves only when told to. */
-export function createManualClock(start = 0): ManualClock {
+/** Event-loop turns `busy` may hold time still for, per settle (a bound, so a stuck request cannot hang a run). */
+const BUSY_TURNS = 100_000;
+
+/**
+ * A clock for tests: time moves only when told to. `busy` says outside I/O is in flight (an HTTP request, a
+ * Redis command) that a woken sleeper started: time moves on only once it is answered, so a run driving real
+ * sockets (the soak) sees each request answered at the instant it was made, as a fast network would.
+ */
+export function createManualClock(start = 0, opts: { busy?: () => boolean } = {}): ManualClock {
   let now = start;
   let nextId = 0;
   const sleepers = new Map<number, { at: number; wake: () => void }>();
+  const busy = opts.busy ?? (() => false);
   const settle = async () => {
     // Let promise chains woken by a timer run to their next wait before time moves on.
-    for (let i = 0; i < 20; i++) await new Promise<void>((r) => setImmediate(r));
+    for (let i = 0; i < 20 || (busy() && i < BUSY_TURNS); i++)
+      await new Promise<void>((r) => setImmediate(r));
   };
   return {
     now: () => now,

@@ -54,6 +54,38 @@ describe('sqlite event log', () => {
     other.close();
   });
 
+  it("stores an event's row without the entry's copy of stream, seq and timestamp, and reads it whole", async () => {
+    const db = openDatabase(nextFile());
+    const log = createSqliteEventLog({ db });
+    const appended = await log.append('r1', { entries: [event('odds.changed', { to: 3.5 })], now });
+    const row = db.prepare('SELECT entry FROM log_entries WHERE stream = ? AND seq = 1').pluck().get('r1');
+    expect(JSON.parse(row as string)).toEqual({
+      kind: 'event',
+      event: appended[0]!.kind === 'event' && appended[0]!.event,
+    });
+    const read = await log.read('r1', 0);
+    expect(read.ok && read.entries).toEqual(appended);
+    expect(Object.keys((read.ok && read.entries[0]) || {})).toEqual([
+      'kind',
+      'stream',
+      'seq',
+      'timestamp',
+      'event',
+    ]);
+  });
+
+  it('reads event rows written whole before', async () => {
+    const db = openDatabase(nextFile());
+    const log = createSqliteEventLog({ db });
+    const appended = await log.append('r1', { entries: [event('runner.scratched', { n: 4 })], now });
+    db.prepare('UPDATE log_entries SET entry = ? WHERE stream = ? AND seq = 1').run(
+      JSON.stringify(appended[0]),
+      'r1',
+    );
+    const read = await log.read('r1', 0);
+    expect(read.ok && read.entries).toEqual(appended);
+  });
+
   it('leaves a shared database open on close unless told to own it', async () => {
     const db = openDatabase(nextFile());
     await createSqliteEventLog({ db }).close();

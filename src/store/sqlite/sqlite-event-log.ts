@@ -98,6 +98,21 @@ export const EVENT_LOG_MIGRATIONS = [
 type EntryRow = string | Buffer;
 const entryText = (row: EntryRow): string => (typeof row === 'string' ? row : unpackDocument(row));
 
+/**
+ * An event's row leaves out the entry's stream, seq and timestamp: the event carries the same three
+ * (stampChange), and events are most of the log's bytes (111 of an `odds.changed` row's 925 B:
+ * docs/benchmarks.md). Rows written with them before still read.
+ */
+const eventRow = (entry: Extract<LogEntry, { kind: 'event' }>): string =>
+  JSON.stringify({ kind: 'event', event: entry.event });
+
+function readEntry(text: string): LogEntry {
+  const entry = JSON.parse(text) as LogEntry;
+  if (entry.kind !== 'event' || entry.stream !== undefined) return entry;
+  const { stream, seq, timestamp } = entry.event;
+  return { kind: 'event', stream, seq, timestamp, event: entry.event };
+}
+
 interface HeadRow {
   epoch: string;
   seq: number;
@@ -261,7 +276,9 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
           continue;
         }
         const json = JSON.stringify(entry);
-        sql.insertEntry.run(stream, entry.seq, entry.kind === 'patch' ? packDocument(json) : json);
+        const row =
+          entry.kind === 'patch' ? packDocument(json) : entry.kind === 'event' ? eventRow(entry) : json;
+        sql.insertEntry.run(stream, entry.seq, row);
         if (entry.kind === 'event') sql.insertFeed.run(json);
         stored.push(JSON.parse(json) as LogEntry);
         if (entry.kind !== 'patch') continue;
@@ -306,7 +323,7 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
       return {
         ok: true,
         entries: rows.map((r) => {
-          const entry = JSON.parse(entryText(r.entry)) as LogEntry;
+          const entry = readEntry(entryText(r.entry));
           // A snapshot written before checkpoints keeps its document in its row.
           if (r.document !== null && entry.kind === 'snapshot' && !('document' in entry)) {
             (entry as { document: unknown }).document = JSON.parse(unpackDocument(r.document));

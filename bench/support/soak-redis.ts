@@ -1,0 +1,58 @@
+/**
+ * The soak's own redis-server (`--store redis`): a throwaway instance on a port of its own, without
+ * persistence (`--save '' --appendonly no`), so a week of streams never touches the shared Redis, and its
+ * figures (memory used, keys, keys with a TTL) describe racewire's keys alone.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
+
+export interface SoakRedis {
+  url: string;
+  /** Memory Redis holds (INFO memory `used_memory`), keys, and keys with a TTL (INFO keyspace `expires`). */
+  figures(): Promise<{ usedBytes: number; keys: number; expiring: number }>;
+  stop(): Promise<void>;
+}
+
+const field = (info: string, name: string): number =>
+  Number(info.match(new RegExp(`${name}[=:](\\d+)`))?.[1] ?? 0);
+
+export async function startSoakRedis(port: number): Promise<SoakRedis> {
+  const server: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const url = `redis://127.0.0.1:${port}`;
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {}); // refused while it starts: the loop below retries
+  // Ready once it answers PING (a few tries while it starts).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.connect();
+      await client.ping();
+      break;
+    } catch (err) {
+      client.disconnect();
+      if (attempt >= 50 || server.exitCode !== null)
+        throw new Error(`redis-server on ${port} did not start: ${err}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    async figures() {
+      const [memory, keyspace, keys] = await Promise.all([
+        client.info('memory'),
+        client.info('keyspace'),
+        client.dbsize(),
+      ]);
+      return { usedBytes: field(memory, 'used_memory'), keys, expiring: field(keyspace, 'expires') };
+    },
+    async stop() {
+      client.disconnect();
+      server.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
