@@ -3,7 +3,12 @@ import { defineConfig } from 'vitest/config';
 
 const sdk = (file: string) => fileURLToPath(new URL(`./clients/js/src/${file}`, import.meta.url));
 
-/** Suites that start servers, child processes, browsers or Redis of their own: run one file at a time. */
+/**
+ * Suites that need the machine to themselves (child processes and their start-up times, a browser, redis-servers
+ * they restart or kill, real wall-clock polling, multi-megabyte storms): one file at a time, after the rest.
+ * Wire suites that share nothing (an in-process server on port 0, memory stores, the manual clock) are named
+ * `*.wire.test.ts` instead and run in parallel with the unit suites.
+ */
 const E2E = ['test/**/*.e2e.test.ts', 'test/e2e/**/*.test.ts'];
 
 export default defineConfig({
@@ -19,6 +24,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Vitest's default is one fork fewer than the cores: on this 2-core machine one fork, so the unit suites
+    // ran one at a time. Two keep both cores busy (many suites also wait on Redis or SQLite); the e2e project
+    // still runs in a single fork.
+    poolOptions: { forks: { maxForks: 2 } },
     // `vitest run` runs both, one after the other: the unit suites in parallel, then the e2e suites serially
     // on a machine they have to themselves (`--project unit` or `--project e2e` runs one).
     projects: [

@@ -204,7 +204,7 @@ export function raceDoc(raceId: string, n: number, extra: Record<string, unknown
   };
 }
 
-export function addRace(h: Harness, raceId: string, meetingId = 'M1', country = 'AUS', category = 'T') {
+export function addRace(h: Feed, raceId: string, meetingId = 'M1', country = 'AUS', category = 'T') {
   h.catalog.races.set(raceId, {
     raceId,
     meetingId,

@@ -227,4 +227,26 @@ describe('GET /v1/sse', () => {
     await c.waitEnd();
     expect(c.ended).toBe(true);
   });
+
+  it('projects and conflates from the query string', async () => {
+    h = await startSse();
+    await h.publishDoc('R1', raceDoc('R1', 0));
+    const c = connect('channel=race:R1&fields=/race/status&conflateMs=500', { key: PARTNER_KEY });
+    expect((await c.nextData()).data).toMatchObject({
+      type: 'snapshot',
+      document: { race: { status: 'Open' } },
+    });
+    await h.publishDoc('R1', raceDoc('R1', 1, { status: 'Closed' }));
+    await h.publishDoc('R1', raceDoc('R1', 2, { status: 'Final' }));
+    await h.clock.advance(500);
+    const patch = await c.nextData();
+    expect(patch.data).toMatchObject({
+      type: 'patch',
+      seq: 3,
+      base: 1,
+      prevSeq: 1,
+      ops: [{ op: 'replace', path: '/race/status', value: 'Final' }],
+    });
+    expect(patch.id?.endsWith('|3')).toBe(true);
+  });
 });
