@@ -14,10 +14,11 @@
  *   Open 5 minutes past its advertised start is still near its jump, and one Closed is not.
  * - **Scratchings** (value `scratchingValue`, the trade-off setting): about one in three races sees an early
  *   scratching, spread over the 3 to 40 hours before the start; one in five a late one in its last hour.
- * - **Results, dividends and status** (value RESULT_VALUE) after the jump: Closed until Interim results (a
- *   minute or two), Interim until its dividends (under a minute), Interim until Final (a few minutes).
- *   Discovery (one /meetings request for every race) sees status transitions and marks the race dirty, which
- *   the scheduler fetches first; this rate is for what discovery cannot see (dividends, placings).
+ * - **Results, dividends and status** (value RESULT_VALUE) after the jump: Interim until its dividends (under a
+ *   minute), Interim until Final (a few minutes). Discovery (one /meetings request for every race) sees status
+ *   transitions and marks the race dirty, which the scheduler fetches first; this rate is for what discovery
+ *   cannot see (dividends, placings). A Closed race is not polled: its results arrive only with Interim, which
+ *   the listing shows.
  */
 import { remainingJumpDelays } from './jump-delay.js';
 import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
@@ -58,8 +59,7 @@ const ODDS_NEAREST_S = 5;
 const EARLY_SCRATCH_RATE = 0.45 / (37 * 3600);
 const LATE_SCRATCH_RATE = 0.2 / 3600;
 const RESULT_VALUE = 1;
-/** After the jump, per second: results due while Closed, dividends due while Interim without them, Final. */
-const CLOSED_RATE = 1 / 120;
+/** After the jump, per second: dividends due while Interim without them, Final. */
 const DIVIDENDS_DUE_RATE = 1 / 60;
 const FINAL_DUE_RATE = 1 / 1800;
 
@@ -73,6 +73,12 @@ export const SETTLE_TIMEOUT_MS = 30 * MINUTE;
 /** A subscribed race counts this much more, and is fetched at least this often (the scheduler's rule). */
 const SUBSCRIBED_BOOST = 2;
 export const SUBSCRIBED_MAX_INTERVAL_MS = 10 * SECOND;
+/**
+ * Least weight of a subscribed race not finished (before the boost): one result every two minutes, what a
+ * Closed race was polled at before discovery took that over. A subscriber waits for its document: after a
+ * takeover, a Closed race at the jump must not queue behind races an hour out.
+ */
+const WATCHED_MIN_WEIGHT = 1 / 120;
 /** After failures, a race waits longer (capped), so a broken race cannot eat the budget. */
 const FAILURE_BACKOFF_CAP_MS = 5 * MINUTE;
 
@@ -87,11 +93,16 @@ export function pollPolicy(
   if (!rates) return null;
   const changeRate = rates.odds + rates.scratching + rates.result;
   let weight = rates.oddsValue + settings.scratchingValue * rates.scratching + RESULT_VALUE * rates.result;
+  // Nothing expected (a Closed race, one over when listed): only the longest interval, with budget to spare.
   let minIntervalMs =
     changeRate > 0
       ? Math.min(MAX_MIN_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, (MIN_CHANGE_CHANCE / changeRate) * SECOND))
-      : MIN_INTERVAL_MS;
+      : MAX_MIN_INTERVAL_MS;
   if (subscribers > 0) {
+    // Watched and not over: worth a fetch every SUBSCRIBED_MAX_INTERVAL_MS even when nothing is expected
+    // (a Closed race), so the scheduler's subscribed rule applies; the floor ranks it below any race with
+    // something to see.
+    if (!FINISHED_STATUSES.has(race.status)) weight = Math.max(weight, WATCHED_MIN_WEIGHT);
     weight *= SUBSCRIBED_BOOST;
     minIntervalMs = Math.min(minIntervalMs, SUBSCRIBED_MAX_INTERVAL_MS);
   }
@@ -126,7 +137,8 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
   if (race.status === 'Interim') {
     return { ...none, result: race.dividends === 'none' ? DIVIDENDS_DUE_RATE : FINAL_DUE_RATE };
   }
-  if (race.status === 'Closed') return { ...none, result: CLOSED_RATE };
+  // Results come with Interim, which discovery lists (the race is then dirty): nothing to poll for.
+  if (race.status === 'Closed') return none;
   // Not jumped yet, however late: odds by the jumps still possible, scratchings by the advertised start.
   const toStart = race.startTime - now;
   const odds = expectedOddsRate(race, now);

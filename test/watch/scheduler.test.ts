@@ -185,6 +185,12 @@ describe('pickNext: value per request', () => {
     expect(pick([closed, near])).toMatchObject({ kind: 'race', raceId: b.raceId });
   });
 
+  it('leaves a Closed race to discovery, even with the budget to spare: its results come with Interim, which the listing shows', () => {
+    const closed = fetched(a, { startTime: from - 3 * MIN, status: 'Closed' });
+    expect(pick([closed])).toEqual({ kind: 'idle', until: from + 6000 });
+    expect(pick([{ ...closed, dirty: true }])).toMatchObject({ raceId: a.raceId, urgent: true });
+  });
+
   it('prefers, at equal staleness, the race whose changes are worth more: near the jump over an hour out', () => {
     const near = fetched(a, { startTime: from + 3 * MIN });
     const hourOut = fetched(b, { startTime: from + 50 * MIN });
