@@ -7,7 +7,7 @@
  * chosen so it spends the whole budget). Detection latency = when racewire appended the event minus when
  * the simulator made the change (its journal), by kind; the floor comes from the same journal.
  *
- *   npx tsx bench/freshness.ts [--hours 1] [--seeds 7,8,9] [--values 4] [--scraper yes] [--rpm 100]
+ *   npx tsx bench/freshness.ts [--hours 1] [--seeds 7,8,9] [--values 0.25] [--scraper yes] [--rpm 100]
  *
  * Everything runs in one process: the simulator is called through fastify's inject (no sockets), and
  * virtual time moves in 100 ms steps only once the work in flight has settled, so CPU speed does not leak
@@ -22,6 +22,7 @@ import { createSimulator, type SimChange, type SimWorld } from '../src/simulator
 import { createMemoryEventLog } from '../src/store/index.js';
 import { createRacingClient } from '../src/upstream/client.js';
 import { createRateLimiter } from '../src/upstream/rate-limiter.js';
+import { DEFAULT_SETTINGS } from '../src/watch/poll-policy.js';
 import { createPoller } from '../src/watch/poller.js';
 import { createRacePipeline } from '../src/watch/race-pipeline.js';
 import { type Pick, pickNext, type SchedulerInput } from '../src/watch/scheduler.js';
@@ -40,7 +41,8 @@ import {
 const HOURS = Number(arg('hours', '1'));
 const RPM = Number(arg('rpm', '100'));
 const SEEDS = arg('seeds', '7,8,9').split(',').map(Number);
-const VALUES = arg('values', '4').split(',').filter(Boolean).map(Number);
+/** Defaults to the production setting: the bench measures what ships. */
+const VALUES = arg('values', String(DEFAULT_SETTINGS.scratchingValue)).split(',').filter(Boolean).map(Number);
 const WITH_SCRAPER = arg('scraper', 'yes') === 'yes';
 const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;

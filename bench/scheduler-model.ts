@@ -15,6 +15,7 @@ import {
   AHEAD_INTERVAL_MS,
   currentWindows,
   type DayWindow,
+  dayCadence,
   windowDueAt,
 } from '../src/watch/discovery-windows.js';
 import { FINISHED_STATUSES, type RaceWatch } from '../src/watch/race-watch.js';
@@ -105,11 +106,10 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
             }),
           })) as Meeting[];
         races = applyMeetings(races, meetings, t).races;
-        windows.set(w.date, {
-          ...w,
-          refreshedAt: t,
-          raceIds: meetings.flatMap((m) => m.races.map((r) => r.id)),
-        });
+        const raceIds = meetings.flatMap((m) => m.races.map((r) => r.id));
+        // As the poller does: a day listed with every race over is settled and never listed again.
+        const listedSettled = dayCadence({ ...w, raceIds, listedSettled: true }, races, t) === 'settled';
+        windows.set(w.date, { ...w, refreshedAt: t, raceIds, listedSettled });
         requests++;
         share.discovery = (share.discovery ?? 0) + 1;
       }
