@@ -5,7 +5,9 @@
  * change counts as seen at the first fetch of its race at or after it. Fast enough to sweep the
  * trade-off setting over several seeds; bench/freshness.ts measures the chosen points end to end.
  *
- *   npx tsx bench/scheduler-model.ts [--hours 3] [--seeds 7,8,9] [--values 1,4,16] [--rpm 100]
+ *   npx tsx bench/scheduler-model.ts [--hours 3] [--seeds 7,8,9] [--shares 0.12] [--rpm 100]
+ *
+ * `--shares`: early-scratching shares to compare (SCHEDULER_EARLY_SCRATCHING_SHARE; default the production one).
  */
 import type { Clock } from '../src/clock.js';
 import { SimWorld } from '../src/simulator/index.js';
@@ -18,6 +20,7 @@ import {
   dayCadence,
   windowDueAt,
 } from '../src/watch/discovery-windows.js';
+import { DEFAULT_SETTINGS } from '../src/watch/poll-policy.js';
 import { FINISHED_STATUSES, type RaceWatch } from '../src/watch/race-watch.js';
 import { type Pick, pickNext, type SchedulerInput } from '../src/watch/scheduler.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
@@ -29,6 +32,7 @@ import {
   firstFetchAfter,
   latencyBuckets,
   nearJumpFloor,
+  phaseOf,
   spread,
   summarise,
 } from './support/freshness-metrics.js';
@@ -36,21 +40,11 @@ import {
 const HOURS = Number(arg('hours', '3'));
 const RPM = Number(arg('rpm', '100'));
 const SEEDS = arg('seeds', '7,8,9').split(',').map(Number);
-const VALUES = arg('values', '1,4,16').split(',').map(Number);
+const SHARES = arg('shares', String(DEFAULT_SETTINGS.earlyScratchingShare)).split(',').map(Number);
 const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
 const SLOT = 60_000 / RPM;
 const DISCOVERY_MS = 6_000;
-
-/** Where a race stands when fetched, for the budget's breakdown. */
-function phaseOf(race: RaceWatch, t: number): string {
-  if (race.status !== 'Open') return `jumped (${race.status})`;
-  const toStart = race.startTime - t;
-  if (toStart <= 10 * 60_000) return 'near jump (open, <= 10 min)';
-  if (toStart <= 60 * 60_000) return '10-60 min';
-  if (toStart <= 3 * 3_600_000) return '1-3 h';
-  return '> 3 h';
-}
 
 type Strategy = (input: SchedulerInput) => Pick;
 
@@ -133,7 +127,8 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
         finishedAt: race.finishedAt ?? (FINISHED_STATUSES.has(state.status) ? t : undefined),
       });
       fetches.push({ raceId: race.raceId, at: t });
-      share[phaseOf(race, t)] = (share[phaseOf(race, t)] ?? 0) + 1;
+      const phase = phaseOf(race.status, race.startTime - t);
+      share[phase] = (share[phase] ?? 0) + 1;
     }
   }
   now = TO;
@@ -147,9 +142,9 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
 }
 
 const strategies: [string, (world: SimWorld) => Strategy, number][] = [
-  ...VALUES.map((v): [string, (world: SimWorld) => Strategy, number] => [
-    `racewire scratchingValue=${v}`,
-    () => (input) => pickNext(input, { scratchingValue: v }),
+  ...SHARES.map((v): [string, (world: SimWorld) => Strategy, number] => [
+    `racewire earlyScratchingShare=${v}`,
+    () => (input) => pickNext(input, { ...DEFAULT_SETTINGS, earlyScratchingShare: v }),
     DISCOVERY_MS,
   ]),
   ['budget-matched scraper', (world) => scraper(budgetMatchedInterval(world, FROM, TO, RPM, 2)), 60_000],

@@ -137,7 +137,11 @@ export async function startRacewire(opts: {
     headers: upstreamHeaders,
   });
 
-  const freshness = { scratchingValue: config.SCHEDULER_SCRATCHING_VALUE };
+  const freshness = {
+    lateScratchingMaxAgeMs: config.SCHEDULER_LATE_SCRATCHING_MAX_AGE_MS,
+    earlyScratchingShare: config.SCHEDULER_EARLY_SCRATCHING_SHARE,
+    earlyScratchingMaxAgeMs: config.SCHEDULER_EARLY_SCRATCHING_MAX_AGE_MS,
+  };
   const role = createPollingRole({
     source: client,
     log,

@@ -10,6 +10,25 @@ export const arg = (name: string, fallback: string): string => {
 };
 
 const MINUTE = 60_000;
+
+/** Where a race stands when fetched (status and minutes to its advertised start), for the budget's breakdown. */
+export function phaseOf(status: string, toStartMs: number): string {
+  if (status !== 'Open') return `jumped (${status})`;
+  if (toStartMs <= 10 * MINUTE) return 'near jump (open, <= 10 min)';
+  if (toStartMs <= 60 * MINUTE) return '10-60 min';
+  if (toStartMs <= 180 * MINUTE) return '1-3 h';
+  return '> 3 h';
+}
+
+/** Each phase's share of `counts`' total, as `phase 12 %` pairs. */
+export const phaseShares = (counts: Readonly<Record<string, number>>): string => {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  return Object.keys(counts)
+    .sort()
+    .map((k) => `${k} ${((100 * counts[k]!) / total).toFixed(1)} %`)
+    .join(', ');
+};
+
 /** The simulator's configured day; its timetable's first race day maps to the day before. */
 export const BENCH_DAY = '2026-11-20';
 /** The busiest stretch of the real timetable (13 races within 10 minutes around 17:56 UTC), laid onto it. */

@@ -26,7 +26,7 @@ import {
 } from './meetings-pager.js';
 import { pollPolicy } from './poll-policy.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
-import { isRefillTurn, type Pick, pickNext, type SchedulerInput } from './scheduler.js';
+import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
 import type { UnchangedSkip } from './unchanged-skip.js';
 
 interface SourceOptions {
@@ -269,7 +269,7 @@ export function createPoller(deps: PollerDeps): Poller {
         subscribers: deps.subscribers(),
         discoveryDueAt: discoveryDueAt(now),
         discoveryInFlight,
-        refillTurn: isRefillTurn(racePicks),
+        racePicks,
       });
       if (pick.kind === 'discovery') {
         discoveryInFlight = true;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { type Meeting, meetingsResponseSchema } from '../../src/upstream/schemas.js';
 import { applyMeetings } from '../../src/watch/discovery.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from '../../src/watch/race-watch.js';
-import { isRefillTurn, pickNext } from '../../src/watch/scheduler.js';
+import { pickNext } from '../../src/watch/scheduler.js';
 
 export function loadTimetable(): Meeting[] {
   const raw = JSON.parse(
@@ -65,7 +65,7 @@ export function runVirtualDay(opts: {
       subscribers: opts.subscribers ?? new Map(),
       discoveryDueAt,
       discoveryInFlight: false,
-      refillTurn: isRefillTurn(racePicks),
+      racePicks,
     });
     if (pick.kind === 'discovery') {
       races = applyMeetings(races, withStatus(t), t).races;
