@@ -255,6 +255,7 @@ export async function startRacewire(opts: {
     usage: processUsage(config.STORE === 'sqlite' ? config.DATA_DIR : undefined),
     cluster,
     discovery,
+    spent: () => role.poller()?.spent(),
   });
   const recent = createRecentEvents();
   bus.subscribe((entries) => recent.add(entries));

@@ -123,5 +123,11 @@ describe('poller', () => {
     await poller.stop();
     // Yesterday is listed first (0-2 s), then today from 2 s: every 6 s from there, not every 8 s.
     expect(todayStarts).toEqual([2, 8, 14, 20, 26, 32, 38, 44, 50, 56].map((s) => s * 1000));
+    // The last minute's requests by slice (after T0: yesterday's listing at T0 is just outside): today's
+    // ten listings and tomorrow's one (at 4 s), and the two races at their jump, fetched at their floor.
+    const spent = poller.spent();
+    expect(spent.discovery).toBe(11);
+    expect(spent.nearJump).toBeGreaterThan(30);
+    expect([spent.postJump, spent.lateScratchings, spent.earlyScratchings]).toEqual([0, 0, 0]);
   });
 });
