@@ -150,6 +150,38 @@ export function nearJumpFloor(
   };
 }
 
+/**
+ * The realistic floor (issue 26): what any poller can do near the jump once the work every poller must also
+ * do is paid for (listing every 6 s, post-jump fetches, a visit of each race within the hour every ~285 s:
+ * `reservedPerMinute`), with the rest spread evenly over the races that are Open and within 10 minutes of
+ * their advertised start or past it, since the real jump is not known in advance. Same mixture as
+ * nearJumpFloor, over those races (`startOf`: a race's advertised start).
+ */
+export function realisticFloor(
+  journal: readonly SimChange[],
+  startOf: (raceId: string) => number,
+  rpm: number,
+  reservedPerMinute: number,
+  from: number,
+  to: number,
+): { p50: number; p95: number; racesMedian: number } {
+  const closes = closesOf(journal);
+  const windows = [...closes].map(([raceId, close]) => [startOf(raceId) - NEAR_JUMP, close] as const);
+  const racesAt = (t: number) => windows.filter(([lo, hi]) => t >= lo && t < hi).length;
+  const left = rpm - reservedPerMinute;
+  const waits: number[] = [];
+  const counts: number[] = [];
+  for (const change of journal) {
+    if (change.at < from + WARMUP || change.at > to - TAIL) continue;
+    if (bucketOf(change, closes) !== 'odds (last 10 min)') continue;
+    const n = racesAt(change.at);
+    counts.push(n);
+    const interval = (60_000 * n) / left;
+    for (let k = 0; k < 20; k++) waits.push((interval * (k + 0.5)) / 20);
+  }
+  return { p50: pct(waits, 50), p95: pct(waits, 95), racesMedian: pct(counts, 50) };
+}
+
 export const seconds = (ms: number): string =>
   Number.isNaN(ms) ? 'n/a' : ms === Number.POSITIVE_INFINITY ? 'never' : `${(ms / 1000).toFixed(1)} s`;
 
