@@ -60,6 +60,7 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
   const fetches: Fetched[] = [];
   const share: Record<string, number> = {};
   let requests = 0;
+  let racePicks = 0;
   for (let t = clock.now(); t < TO; t += SLOT) {
     now = t;
     windows = currentWindows(windows, t);
@@ -73,6 +74,7 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
         ? t
         : Math.min(...[...windows.values()].map((w) => windowDueAt(w, races, t, cadences))),
       discoveryInFlight: false,
+      racePicks,
     });
     if (pick.kind === 'discovery') {
       // One page (up to 200 meetings) per due day: one slot for the first, the rest in the next slots.
@@ -110,6 +112,7 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
       t += SLOT * (due.length - 1);
     } else if (pick.kind === 'race') {
       requests++;
+      racePicks++;
       const race = races.get(pick.raceId)!;
       const { state } = world.stateAt(race.raceId, t);
       const dividends = state.dividends.some((d) => d.status === 'Final')
