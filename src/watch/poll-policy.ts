@@ -55,14 +55,16 @@ export interface FreshnessSettings {
 }
 
 /**
- * Defaults from the arithmetic of issue 26 at 100 requests a minute: ~40 races within the hour every 270 s
- * (~9 a minute, late scratchings p95 within 240 s of a change they can see); 12 % of ~90 race picks a minute
- * visits ~200 races 1-3 h out every 20 minutes; the rest goes to the 9-10 races at their jump.
+ * Defaults from the arithmetic of issue 26 at 100 requests a minute, busiest stretch of the simulated day:
+ * ~40 races within the hour every 225 s (~11 a minute; a late scratching waits at most that and a turn,
+ * within the 240 s goal); 8 % of ~80 race picks a minute (~6.4) visits the 75-90 races 1-3 h out every
+ * 19 minutes (~4.5 a minute: within the 20-minute goal with the wait for a turn) and the rest of it the
+ * ~1,100 races further out; the rest of the budget goes to the 9-10 races at their jump.
  */
 export const DEFAULT_SETTINGS: FreshnessSettings = {
-  lateScratchingMaxAgeMs: 270 * 1000,
-  earlyScratchingShare: 0.12,
-  earlyScratchingMaxAgeMs: 20 * 60 * 1000,
+  lateScratchingMaxAgeMs: 225 * 1000,
+  earlyScratchingShare: 0.08,
+  earlyScratchingMaxAgeMs: 19 * 60 * 1000,
 };
 
 const SECOND = 1000;

@@ -82,11 +82,11 @@ describe('the operations summary', () => {
         spent,
       },
     });
-    // The races 8 h out: 12 % of the 90 race requests a minute would visit them every 3.8 minutes, but none
+    // The races 8 h out: 8 % of the 90 race requests a minute would visit them every 5.7 minutes, but none
     // is fetched before its minimum interval (~10 min); the subscribed one every 10 s. The rest goes to the
     // 12 races at their jump.
     const farMin = pollPolicy(races.get('far-1')!, NOW, 0)!.minIntervalMs;
-    expect(farMin).toBeGreaterThan((41 / (0.12 * 90)) * MIN);
+    expect(farMin).toBeGreaterThan((41 / (0.08 * 90)) * MIN);
     expect(plan.slices.earlyScratchings).toBeCloseTo((40 * MIN) / farMin + 6, 6);
     expect(plan.slices.nearJump).toBeCloseTo(90 - plan.slices.earlyScratchings, 6);
     // Planned for every race, sent for those with data (whose age it judges).

@@ -46,18 +46,18 @@ describe('the budget plan', () => {
     expect(plan.saturated).toBe(true);
     expect(rate(plan.intervalMs.values())).toBeCloseTo(60, 6);
     const of = (cls: string) => plan.intervalMs.get(`${cls}-0`)!;
-    // Late scratchings: each race within the hour every 270 s.
-    expect(of('warming')).toBe(270 * S);
-    // Early scratchings, 12 % of 60 a minute: the 30 races 1-3 h out every 20 minutes (1.5 a minute), the
-    // other 5.7 a minute spread over the 100 races further out.
-    expect(of('later')).toBe(20 * MIN);
-    expect(of('far')).toBeCloseTo((100 / 5.7) * MIN, 6);
-    // The rest, 60 - 10 x 60/270 - 7.2 a minute, evenly over the four races at their jump (equal weights).
-    const rest = 60 - (10 * 60) / 270 - 7.2;
+    // Late scratchings: each race within the hour every 225 s.
+    expect(of('warming')).toBe(225 * S);
+    // Early scratchings, 8 % of 60 a minute (4.8): the 30 races 1-3 h out every 19 minutes (30/19 a minute),
+    // the rest spread over the 100 races further out.
+    expect(of('later')).toBe(19 * MIN);
+    expect(of('far')).toBeCloseTo((100 / (4.8 - 30 / 19)) * MIN, 6);
+    // The rest, 60 - 10 x 60/225 - 4.8 a minute, evenly over the four races at their jump (equal weights).
+    const rest = 60 - (10 * 60) / 225 - 4.8;
     expect(of('near')).toBeCloseTo((4 * MIN) / rest, 6);
     expect(plan.slices.nearJump).toBeCloseTo(rest, 6);
-    expect(plan.slices.lateScratchings).toBeCloseTo((10 * 60) / 270, 6);
-    expect(plan.slices.earlyScratchings).toBeCloseTo(7.2, 6);
+    expect(plan.slices.lateScratchings).toBeCloseTo((10 * 60) / 225, 6);
+    expect(plan.slices.earlyScratchings).toBeCloseTo(4.8, 6);
     expect(plan.slices.postJump).toBe(0);
     expect(plan.nearJumpShare).toBeCloseTo(rest / 60, 6);
   });

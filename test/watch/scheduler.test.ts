@@ -217,24 +217,24 @@ describe('pickNext: value per request', () => {
     }
   });
 
-  it('on an early-scratching turn, fetches the race 1-3 h out that waited 20 minutes, not the race at its jump', () => {
+  it('on an early-scratching turn, fetches the race 1-3 h out that waited 19 minutes, not the race at its jump', () => {
     const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
-    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 20 * MIN });
+    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 19 * MIN });
     const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 3 * 60 * MIN });
     const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
     expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
     expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
     // Within the band's maximum age, the race further out that waited longest goes instead.
-    const fresh = { ...band, lastFetchAt: from - 19 * MIN };
+    const fresh = { ...band, lastFetchAt: from - 19 * MIN + 1 };
     expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
   });
 
-  it('fetches an Open race within the hour once 270 s old, ahead of the races at their jump (late scratchings)', () => {
+  it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {
     const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
-    const late = fetched(b, { startTime: from + 40 * MIN, lastFetchAt: from - 269_999 });
+    const late = fetched(b, { startTime: from + 40 * MIN, lastFetchAt: from - 224_999 });
     const turn = 3; // isShareTurn(3, 1/4): one race pick in four may go to a late-scratching deadline
     expect(pick([near, late], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
-    const due = { ...late, lastFetchAt: from - 270_000 };
+    const due = { ...late, lastFetchAt: from - 225_000 };
     expect(pick([near, due], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
     expect(pick([near, due], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
   });
