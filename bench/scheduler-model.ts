@@ -22,7 +22,7 @@ import {
 } from '../src/watch/discovery-windows.js';
 import { DEFAULT_SETTINGS } from '../src/watch/poll-policy.js';
 import { FINISHED_STATUSES, type RaceWatch } from '../src/watch/race-watch.js';
-import { type Pick, pickNext, type SchedulerInput } from '../src/watch/scheduler.js';
+import { type Pick, pickNext, type SchedulerInput, usesTurn } from '../src/watch/scheduler.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
 import {
   arg,
@@ -112,7 +112,7 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
       t += SLOT * (due.length - 1);
     } else if (pick.kind === 'race') {
       requests++;
-      racePicks++;
+      if (usesTurn(pick, racePicks)) racePicks++;
       const race = races.get(pick.raceId)!;
       const { state } = world.stateAt(race.raceId, t);
       const dividends = state.dividends.some((d) => d.status === 'Final')

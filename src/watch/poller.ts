@@ -26,7 +26,7 @@ import {
 } from './meetings-pager.js';
 import { pollPolicy, SLICES, type Slice, sliceOf } from './poll-policy.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
-import { type Pick, pickNext, type SchedulerInput } from './scheduler.js';
+import { type Pick, pickNext, type SchedulerInput, usesTurn } from './scheduler.js';
 import type { UnchangedSkip } from './unchanged-skip.js';
 
 interface SourceOptions {
@@ -296,7 +296,7 @@ export function createPoller(deps: PollerDeps): Poller {
         });
         nudge();
       } else if (pick.kind === 'race') {
-        racePicks++;
+        if (usesTurn(pick, racePicks)) racePicks++;
         const picked = races.get(pick.raceId);
         if (picked) record(sliceOf(picked, now));
         inFlight.add(pick.raceId);

@@ -66,6 +66,14 @@ export const isRefillTurn = (racePicks: number) => racePicks % REFILL_EVERY === 
 export const isShareTurn = (racePicks: number, share: number) =>
   Math.floor((racePicks + 1) * share) > Math.floor(racePicks * share);
 
+/**
+ * Whether a race pick uses up its turn (counts toward `racePicks`). A dirty race's fetch does not: it goes
+ * before every turn, and counted it took the early-scratching turns it fell on, so that slice spent less
+ * than its share whenever statuses changed often (measured: a race 1-3 h out waited 26 minutes).
+ */
+export const usesTurn = (pick: Pick, racePicks: number): boolean =>
+  pick.kind === 'race' && (!pick.urgent || isRefillTurn(racePicks));
+
 /** A race never fetched is scored as if fetched this long before discovery listed it. */
 const NEVER_FETCHED_AGE_MS = 60_000;
 /** Added to an overdue race's score: above any routine score, below urgent (infinite). */

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { type Meeting, meetingsResponseSchema } from '../../src/upstream/schemas.js';
 import { applyMeetings } from '../../src/watch/discovery.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from '../../src/watch/race-watch.js';
-import { pickNext } from '../../src/watch/scheduler.js';
+import { pickNext, usesTurn } from '../../src/watch/scheduler.js';
 
 export function loadTimetable(): Meeting[] {
   const raw = JSON.parse(
@@ -72,7 +72,7 @@ export function runVirtualDay(opts: {
       discoveryDueAt = t + opts.discoveryMs;
       discoveries.push(t);
     } else if (pick.kind === 'race') {
-      racePicks++;
+      if (usesTurn(pick, racePicks)) racePicks++;
       const race = races.get(pick.raceId)!;
       const status = modelStatus(race.startTime, t);
       races.set(race.raceId, {

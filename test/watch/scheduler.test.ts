@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyMeetings } from '../../src/watch/discovery.js';
 import { DEFAULT_SETTINGS, type FreshnessSettings } from '../../src/watch/poll-policy.js';
 import type { RaceWatch } from '../../src/watch/race-watch.js';
-import { isShareTurn, pickNext } from '../../src/watch/scheduler.js';
+import { isShareTurn, pickNext, usesTurn } from '../../src/watch/scheduler.js';
 import { dividendsFinalAt, loadTimetable, modelStatus, runVirtualDay } from '../support/virtual-day.js';
 
 const MIN = 60_000;
@@ -227,6 +227,26 @@ describe('pickNext: value per request', () => {
     // Within the band's maximum age, the race further out that waited longest goes instead.
     const fresh = { ...band, lastFetchAt: from - 19 * MIN + 1 };
     expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
+  });
+
+  it('keeps the early-scratching turn for the next pick when a dirty race goes first', () => {
+    const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
+    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 30 * MIN });
+    const dirty = fetched(c, {
+      startTime: from - 2 * MIN,
+      status: 'Closed',
+      lastFetchAt: from - 5_000,
+      dirty: true,
+    });
+    const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
+    const first = pick([near, band, dirty], from, DEFAULT_SETTINGS, turn);
+    expect(first).toMatchObject({ raceId: c.raceId, urgent: true });
+    expect(usesTurn(first, turn)).toBe(false);
+    // Still the same turn: the race 1-3 h out gets it.
+    expect(pick([near, band, { ...dirty, dirty: false }], from, DEFAULT_SETTINGS, turn)).toMatchObject({
+      raceId: b.raceId,
+    });
+    expect(usesTurn(pick([near], from, DEFAULT_SETTINGS, turn + 1), turn + 1)).toBe(true);
   });
 
   it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {
