@@ -7,7 +7,7 @@
  * chosen so it spends the whole budget). Detection latency = when racewire appended the event minus when
  * the simulator made the change (its journal), by kind; the floor comes from the same journal.
  *
- *   npx tsx bench/freshness.ts [--hours 1] [--seeds 7,8,9] [--values 4] [--scraper yes] [--rpm 100]
+ *   npx tsx bench/freshness.ts [--hours 1] [--seeds 7,8,9] [--shares 0.12] [--scraper yes] [--rpm 100]
  *
  * Everything runs in one process: the simulator is called through fastify's inject (no sockets), and
  * virtual time moves in 100 ms steps only once the work in flight has settled, so CPU speed does not leak
@@ -22,6 +22,7 @@ import { createSimulator, type SimChange, type SimWorld } from '../src/simulator
 import { createMemoryEventLog } from '../src/store/index.js';
 import { createRacingClient } from '../src/upstream/client.js';
 import { createRateLimiter } from '../src/upstream/rate-limiter.js';
+import { DEFAULT_SETTINGS } from '../src/watch/poll-policy.js';
 import { createPoller } from '../src/watch/poller.js';
 import { createRacePipeline } from '../src/watch/race-pipeline.js';
 import { type Pick, pickNext, type SchedulerInput } from '../src/watch/scheduler.js';
@@ -31,8 +32,14 @@ import {
   BENCH_DAY,
   BENCH_FROM,
   type Bucket,
+  type Fetched,
   latencyBuckets,
   nearJumpFloor,
+  pct,
+  phaseOf,
+  phaseShares,
+  realisticFloor,
+  seconds,
   spread,
   summarise,
 } from './support/freshness-metrics.js';
@@ -40,23 +47,39 @@ import {
 const HOURS = Number(arg('hours', '1'));
 const RPM = Number(arg('rpm', '100'));
 const SEEDS = arg('seeds', '7,8,9').split(',').map(Number);
-const VALUES = arg('values', '4').split(',').filter(Boolean).map(Number);
+/** Early-scratching shares to run; defaults to the production setting: the bench measures what ships. */
+const SHARES = arg('shares', String(DEFAULT_SETTINGS.earlyScratchingShare))
+  .split(',')
+  .filter(Boolean)
+  .map(Number);
 const WITH_SCRAPER = arg('scraper', 'yes') === 'yes';
 const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
 const STEP = 100;
 const MINUTE = 60_000;
+/** As the latency buckets: the first 20 minutes warm up. */
+const WARMUP = 20 * MINUTE;
 /** racewire discovers every 6 s (DISCOVERY_INTERVAL_MS); the scraper every minute, about 2 requests. */
 const RACEWIRE_DISCOVERY_MS = 6_000;
 const SCRAPER_DISCOVERY_MS = 60_000;
 const SCRAPER_DISCOVERY_PER_MINUTE = 2;
+/**
+ * The realistic floor's reserve (issue 26): listing every 6 s (10 a minute), post-jump fetches from listed
+ * status changes and Interim-dividend polling (~5), each Open race within the hour every ~285 s (~9).
+ */
+const REALISTIC_RESERVED_PER_MINUTE = 24;
 
 type Strategy = (input: SchedulerInput) => Pick;
 
 interface RunResult {
   requests: number[];
+  /** Requests by where the race stood when fetched (phaseOf), or discovery. */
+  phases: Record<string, number>;
+  /** Longest wait between visits of each race while 1-3 h from its advertised start (ms, one per race). */
+  bandGaps: number[];
   buckets: Map<string, Bucket>;
   floor: ReturnType<typeof nearJumpFloor>;
+  realistic: ReturnType<typeof realisticFloor>;
   interval?: number;
   wallMs: number;
 }
@@ -72,7 +95,20 @@ async function run(
   const sim = await createSimulator({ seed, clock, day: BENCH_DAY, rateLimit: false, logger });
   const { strategy, interval } = makeStrategy(sim.world);
   const requests: number[] = [];
-  const { fetch, inFlight } = createInProcessFetch(sim, () => requests.push(clock.now()));
+  const phases: Record<string, number> = {};
+  const fetched: Fetched[] = [];
+  const { fetch, inFlight } = createInProcessFetch(sim, (url) => {
+    requests.push(clock.now());
+    const raceId = /\/events\/([^/?]+)/.exec(url.pathname)?.[1];
+    const phase = raceId
+      ? (() => {
+          const s = sim.world.summaryAt(raceId, clock.now());
+          return phaseOf(s.status, s.startTime - clock.now());
+        })()
+      : 'discovery';
+    phases[phase] = (phases[phase] ?? 0) + 1;
+    if (raceId) fetched.push({ raceId, at: clock.now() });
+  });
   const limiter = createRateLimiter({ maxPerMinute: RPM, clock });
   const client = createRacingClient({
     baseUrl: 'http://sim/affiliates/v1/racing',
@@ -108,11 +144,40 @@ async function run(
   await sim.close();
   return {
     requests,
+    phases,
+    bandGaps: bandGaps(sim.world, fetched),
     buckets: latencyBuckets(journal, seenBy(entries), FROM, TO),
     floor: nearJumpFloor(journal, RPM, FROM, TO),
+    realistic: realisticFloor(
+      journal,
+      (raceId) => sim.world.summaryAt(raceId, FROM).startTime,
+      RPM,
+      REALISTIC_RESERVED_PER_MINUTE,
+      FROM,
+      TO,
+    ),
     interval,
     wallMs: Date.now() - wall,
   };
+}
+
+/**
+ * For each race 1-3 h from its advertised start at some point after the warm-up, the longest stretch of
+ * that part of the run without a visit (its start and end count as bounds): the early-scratching goal.
+ */
+function bandGaps(world: SimWorld, fetched: readonly Fetched[]): number[] {
+  const byRace = new Map<string, number[]>();
+  for (const f of fetched) byRace.set(f.raceId, [...(byRace.get(f.raceId) ?? []), f.at]);
+  const gaps: number[] = [];
+  for (const race of world.races) {
+    const start = world.summaryAt(race.id, TO).startTime;
+    const lo = Math.max(FROM + WARMUP, start - 3 * 60 * MINUTE);
+    const hi = Math.min(TO, start - 60 * MINUTE);
+    if (hi - lo < MINUTE) continue;
+    const times = [lo, ...(byRace.get(race.id) ?? []).filter((t) => t > lo && t < hi), hi];
+    gaps.push(Math.max(...times.slice(1).map((t, i) => t - times[i]!)));
+  }
+  return gaps;
 }
 
 /** Which event type shows each kind of simulator change. */
@@ -158,9 +223,9 @@ function maxInWindow(times: readonly number[]): number {
 
 async function main() {
   const strategies: [string, (world: SimWorld) => { strategy: Strategy; interval?: number }, number][] = [
-    ...VALUES.map((v): [string, (world: SimWorld) => { strategy: Strategy }, number] => [
-      `racewire (scratchingValue ${v})`,
-      () => ({ strategy: (input) => pickNext(input, { scratchingValue: v }) }),
+    ...SHARES.map((v): [string, (world: SimWorld) => { strategy: Strategy }, number] => [
+      `racewire (earlyScratchingShare ${v})`,
+      () => ({ strategy: (input) => pickNext(input, { ...DEFAULT_SETTINGS, earlyScratchingShare: v }) }),
       RACEWIRE_DISCOVERY_MS,
     ]),
   ];
@@ -178,10 +243,12 @@ async function main() {
     `freshness: ${HOURS} h from ${new Date(FROM).toISOString()} at ${RPM} req/min, seeds ${SEEDS.join(', ')}`,
   );
   let floors: RunResult['floor'][] = [];
+  let realistic: RunResult['realistic'][] = [];
   for (const [name, make, discoveryMs] of strategies) {
     const runs: RunResult[] = [];
     for (const seed of SEEDS) runs.push(await run(seed, make, discoveryMs));
     floors = runs.map((r) => r.floor);
+    realistic = runs.map((r) => r.realistic);
     const minutes = (TO - FROM + 2 * MINUTE) / MINUTE;
     console.log(
       `\n## ${name}: ${runs.map((r) => r.requests.length).join(', ')} requests (${runs
@@ -193,6 +260,25 @@ async function main() {
       }, ${runs.map((r) => (r.wallMs / 1000).toFixed(0)).join(', ')} s wall`,
     );
     console.log(summarise(runs.map((r) => r.buckets)));
+    for (const [i, r] of runs.entries()) {
+      const cell = (key: string) => {
+        const b = r.buckets.get(key);
+        return b
+          ? `${seconds(pct(b.ms, 50))}/${seconds(pct(b.ms, 95))} (n ${b.ms.length}, missed ${b.missed})`
+          : 'n/a';
+      };
+      console.log(
+        `seed ${SEEDS[i]} p50/p95: ${[...r.buckets.keys()]
+          .sort()
+          .map((k) => `${k} ${cell(k)}`)
+          .join('; ')}`,
+      );
+      console.log(`requests by phase, seed ${SEEDS[i]}: ${phaseShares(r.phases)}`);
+      const over = r.bandGaps.filter((g) => g > 20 * MINUTE).length;
+      console.log(
+        `races 1-3 h out (seed ${SEEDS[i]}): ${r.bandGaps.length}, longest wait between visits p95 ${seconds(pct(r.bandGaps, 95))}, max ${seconds(Math.max(...r.bandGaps))}, ${over} over 20 min`,
+      );
+    }
   }
   console.log(
     `\nfloor (near-jump odds, the whole budget spread over the races within 10 min of their jump): p50 ${spread(
@@ -204,6 +290,19 @@ async function main() {
       floors.map((f) => f.racesMax),
       String,
     )}`,
+  );
+  console.log(
+    `realistic floor (${RPM - REALISTIC_RESERVED_PER_MINUTE} req/min over the races Open within 10 min of their advertised start or past it): p50 ${spread(
+      realistic.map((f) => f.p50),
+    )}, p95 ${spread(realistic.map((f) => f.p95))}, per seed p50/p95 ${realistic
+      .map((f) => `${seconds(f.p50)}/${seconds(f.p95)}`)
+      .join(', ')}; races there: median ${spread(
+      realistic.map((f) => f.racesMedian),
+      String,
+    )}`,
+  );
+  console.log(
+    `hindsight floor per seed p50/p95: ${floors.map((f) => `${seconds(f.p50)}/${seconds(f.p95)}`).join(', ')}`,
   );
 }
 

@@ -5,7 +5,9 @@
  * change counts as seen at the first fetch of its race at or after it. Fast enough to sweep the
  * trade-off setting over several seeds; bench/freshness.ts measures the chosen points end to end.
  *
- *   npx tsx bench/scheduler-model.ts [--hours 3] [--seeds 7,8,9] [--values 1,4,16] [--rpm 100]
+ *   npx tsx bench/scheduler-model.ts [--hours 3] [--seeds 7,8,9] [--shares 0.12] [--rpm 100]
+ *
+ * `--shares`: early-scratching shares to compare (SCHEDULER_EARLY_SCRATCHING_SHARE; default the production one).
  */
 import type { Clock } from '../src/clock.js';
 import { SimWorld } from '../src/simulator/index.js';
@@ -15,10 +17,12 @@ import {
   AHEAD_INTERVAL_MS,
   currentWindows,
   type DayWindow,
+  dayCadence,
   windowDueAt,
 } from '../src/watch/discovery-windows.js';
+import { DEFAULT_SETTINGS } from '../src/watch/poll-policy.js';
 import { FINISHED_STATUSES, type RaceWatch } from '../src/watch/race-watch.js';
-import { type Pick, pickNext, type SchedulerInput } from '../src/watch/scheduler.js';
+import { type Pick, pickNext, type SchedulerInput, usesTurn } from '../src/watch/scheduler.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
 import {
   arg,
@@ -28,6 +32,7 @@ import {
   firstFetchAfter,
   latencyBuckets,
   nearJumpFloor,
+  phaseOf,
   spread,
   summarise,
 } from './support/freshness-metrics.js';
@@ -35,21 +40,11 @@ import {
 const HOURS = Number(arg('hours', '3'));
 const RPM = Number(arg('rpm', '100'));
 const SEEDS = arg('seeds', '7,8,9').split(',').map(Number);
-const VALUES = arg('values', '1,4,16').split(',').map(Number);
+const SHARES = arg('shares', String(DEFAULT_SETTINGS.earlyScratchingShare)).split(',').map(Number);
 const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
 const SLOT = 60_000 / RPM;
 const DISCOVERY_MS = 6_000;
-
-/** Where a race stands when fetched, for the budget's breakdown. */
-function phaseOf(race: RaceWatch, t: number): string {
-  if (race.status !== 'Open') return `jumped (${race.status})`;
-  const toStart = race.startTime - t;
-  if (toStart <= 10 * 60_000) return 'near jump (open, <= 10 min)';
-  if (toStart <= 60 * 60_000) return '10-60 min';
-  if (toStart <= 3 * 3_600_000) return '1-3 h';
-  return '> 3 h';
-}
 
 type Strategy = (input: SchedulerInput) => Pick;
 
@@ -65,6 +60,7 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
   const fetches: Fetched[] = [];
   const share: Record<string, number> = {};
   let requests = 0;
+  let racePicks = 0;
   for (let t = clock.now(); t < TO; t += SLOT) {
     now = t;
     windows = currentWindows(windows, t);
@@ -78,6 +74,7 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
         ? t
         : Math.min(...[...windows.values()].map((w) => windowDueAt(w, races, t, cadences))),
       discoveryInFlight: false,
+      racePicks,
     });
     if (pick.kind === 'discovery') {
       // One page (up to 200 meetings) per due day: one slot for the first, the rest in the next slots.
@@ -105,17 +102,17 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
             }),
           })) as Meeting[];
         races = applyMeetings(races, meetings, t).races;
-        windows.set(w.date, {
-          ...w,
-          refreshedAt: t,
-          raceIds: meetings.flatMap((m) => m.races.map((r) => r.id)),
-        });
+        const raceIds = meetings.flatMap((m) => m.races.map((r) => r.id));
+        // As the poller does: a day listed with every race over is settled and never listed again.
+        const listedSettled = dayCadence({ ...w, raceIds, listedSettled: true }, races, t) === 'settled';
+        windows.set(w.date, { ...w, refreshedAt: t, raceIds, listedSettled });
         requests++;
         share.discovery = (share.discovery ?? 0) + 1;
       }
       t += SLOT * (due.length - 1);
     } else if (pick.kind === 'race') {
       requests++;
+      if (usesTurn(pick, racePicks)) racePicks++;
       const race = races.get(pick.raceId)!;
       const { state } = world.stateAt(race.raceId, t);
       const dividends = state.dividends.some((d) => d.status === 'Final')
@@ -133,7 +130,8 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
         finishedAt: race.finishedAt ?? (FINISHED_STATUSES.has(state.status) ? t : undefined),
       });
       fetches.push({ raceId: race.raceId, at: t });
-      share[phaseOf(race, t)] = (share[phaseOf(race, t)] ?? 0) + 1;
+      const phase = phaseOf(race.status, race.startTime - t);
+      share[phase] = (share[phase] ?? 0) + 1;
     }
   }
   now = TO;
@@ -147,9 +145,9 @@ function run(seed: number, makeStrategy: (world: SimWorld) => Strategy, discover
 }
 
 const strategies: [string, (world: SimWorld) => Strategy, number][] = [
-  ...VALUES.map((v): [string, (world: SimWorld) => Strategy, number] => [
-    `racewire scratchingValue=${v}`,
-    () => (input) => pickNext(input, { scratchingValue: v }),
+  ...SHARES.map((v): [string, (world: SimWorld) => Strategy, number] => [
+    `racewire earlyScratchingShare=${v}`,
+    () => (input) => pickNext(input, { ...DEFAULT_SETTINGS, earlyScratchingShare: v }),
     DISCOVERY_MS,
   ]),
   ['budget-matched scraper', (world) => scraper(budgetMatchedInterval(world, FROM, TO, RPM, 2)), 60_000],

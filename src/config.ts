@@ -52,10 +52,20 @@ export const SETTINGS = {
     '6000',
     'How often a day with live races is listed again (/meetings, every page)',
   ],
-  SCHEDULER_SCRATCHING_VALUE: [
-    spec(z.coerce.number().min(0).max(1000), 'a number from 0 to 1000'),
-    '0.25',
-    'What seeing a scratching is worth against a near-jump odds move: higher spends more of the budget on races hours away (early scratchings), lower on races near their jump',
+  SCHEDULER_LATE_SCRATCHING_MAX_AGE_MS: [
+    int(10_000, 3_600_000),
+    '225000',
+    'Budget slice for late scratchings: each Open race within the hour of its start is fetched at least this often',
+  ],
+  SCHEDULER_EARLY_SCRATCHING_SHARE: [
+    spec(z.coerce.number().min(0.01).max(0.5), 'a number from 0.01 to 0.5'),
+    '0.08',
+    'Budget slice for early scratchings: the share of race fetches that goes to Open races more than an hour out (never 0: it gives each such race its first fetch)',
+  ],
+  SCHEDULER_EARLY_SCRATCHING_MAX_AGE_MS: [
+    int(60_000, 86_400_000),
+    '1140000',
+    'Within the early-scratching slice, a race 1-3 h out goes first once not fetched for this long',
   ],
   DATA_DIR: [text, './data', 'Where the SQLite database lives'],
   STORE: [

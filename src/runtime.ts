@@ -137,7 +137,11 @@ export async function startRacewire(opts: {
     headers: upstreamHeaders,
   });
 
-  const freshness = { scratchingValue: config.SCHEDULER_SCRATCHING_VALUE };
+  const freshness = {
+    lateScratchingMaxAgeMs: config.SCHEDULER_LATE_SCRATCHING_MAX_AGE_MS,
+    earlyScratchingShare: config.SCHEDULER_EARLY_SCRATCHING_SHARE,
+    earlyScratchingMaxAgeMs: config.SCHEDULER_EARLY_SCRATCHING_MAX_AGE_MS,
+  };
   const role = createPollingRole({
     source: client,
     log,
@@ -251,6 +255,7 @@ export async function startRacewire(opts: {
     usage: processUsage(config.STORE === 'sqlite' ? config.DATA_DIR : undefined),
     cluster,
     discovery,
+    spent: () => role.poller()?.spent(),
   });
   const recent = createRecentEvents();
   bus.subscribe((entries) => recent.add(entries));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { behindPlan, budgetText, isBehindPlan, upstreamBadge } from './ops-view.js';
+import { behindPlan, budgetText, isBehindPlan, sliceLines, upstreamBadge } from './ops-view.js';
 
 const budget = {
   maxPerMinute: 100,
@@ -11,6 +11,10 @@ const budget = {
   discoveryPerMinute: 10,
   nearJump: 6,
   nearJumpShare: 0.734,
+  slices: {
+    planned: { discovery: 10, nearJump: 64.6, postJump: 4, lateScratchings: 9.2, earlyScratchings: 10.8 },
+    spent: { discovery: 12, nearJump: 63, postJump: 5, lateScratchings: 9, earlyScratchings: 11 },
+  },
 };
 
 describe('the operations panel', () => {
@@ -30,6 +34,18 @@ describe('the operations panel', () => {
       plannedMs: { near: 3_000, far: 1_200_000 },
     };
     expect(behindPlan(ops)).toEqual({ behind: 1, of: 3 });
+  });
+
+  it('shows each slice of the budget as planned and as spent, and no spend on a node that does not poll', () => {
+    expect(sliceLines(budget).map((l) => `${l.label}: ${l.text}`)).toEqual([
+      'listing: 10 planned / 12 spent',
+      'near the jump: 65 planned / 63 spent',
+      'after the jump: 4 planned / 5 spent',
+      'late scratchings: 9 planned / 9 spent',
+      'early scratchings: 11 planned / 11 spent',
+    ]);
+    const follower = { ...budget, slices: { ...budget.slices, spent: null } };
+    expect(sliceLines(follower)[1]!.text).toBe('65 planned / - spent');
   });
 
   it('says what the budget is for, and that a full one is the design', () => {

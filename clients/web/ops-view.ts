@@ -55,6 +55,27 @@ export function budgetText(ops: Pick<Ops, 'budget' | 'clockSpeed'>): { purpose: 
   return { purpose: `${perMinute}; ${discovery}, the rest for races.`, state };
 }
 
+const SLICE_LABELS: Record<string, string> = {
+  discovery: 'listing',
+  nearJump: 'near the jump',
+  postJump: 'after the jump',
+  lateScratchings: 'late scratchings',
+  earlyScratchings: 'early scratchings',
+};
+
+/** One line per slice of the budget: requests a minute planned now / spent in the last minute. */
+export function sliceLines(budget: Ops['budget']): { label: string; text: string }[] {
+  const { planned, spent } = budget.slices;
+  return Object.keys(SLICE_LABELS).map((key) => {
+    const plan = (planned as Record<string, number>)[key] ?? 0;
+    const used = spent ? (spent as Record<string, number>)[key] : undefined;
+    return {
+      label: SLICE_LABELS[key]!,
+      text: `${Math.round(plan)} planned / ${used === undefined ? '-' : used} spent`,
+    };
+  });
+}
+
 /**
  * The top bar's badge for data that is not the live racing API: simulated (the embedded simulator) or
  * replayed from a recording. None for the racing API.
@@ -109,6 +130,11 @@ export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: str
       ),
       h('div', { class: 'muted small', 'data-testid': 'ops-budget-purpose' }, text.purpose),
       h('div', { class: 'muted small' }, `${budget.left} left · ${budget.queued} queued`),
+      h(
+        'ul',
+        { class: 'muted small slices', 'data-testid': 'ops-slices', title: 'requests a minute, by slice' },
+        ...sliceLines(budget).map((l) => h('li', {}, `${l.label}: ${l.text}`)),
+      ),
     ),
     h(
       'div',

@@ -6,7 +6,7 @@ import type { RateLimiter } from '../upstream/rate-limiter.js';
 import { planBudget } from '../watch/budget-plan.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import { type FreshnessSettings, pollPolicy } from '../watch/poll-policy.js';
-import type { RaceView } from '../watch/poller.js';
+import type { RaceView, SliceCounts } from '../watch/poller.js';
 import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
 import type { ProcessUsage } from './process-usage.js';
 import type { OpsSummary } from './race-routes.js';
@@ -39,6 +39,8 @@ export interface OpsSources {
   cluster?: () => NodeStatus;
   /** This node's discovery, while it polls (undefined on a follower). */
   discovery?: () => DiscoveryStatus | undefined;
+  /** This node's requests of the last minute by slice, while it polls (undefined on a follower). */
+  spent?: () => SliceCounts | undefined;
 }
 
 export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
@@ -82,6 +84,11 @@ export function opsSummary(sources: OpsSources): () => Promise<OpsSummary> {
         discoveryPerMinute,
         nearJump: plan.nearJump,
         nearJumpShare: plan.nearJumpShare,
+        // Requests a minute by slice: as planned now, and as this node spent them in the last minute.
+        slices: {
+          planned: roundAll({ discovery: discoveryPerMinute, ...plan.slices }),
+          spent: sources.spent?.() ?? null,
+        },
       },
       // Only for races with data, whose age it judges: the board polls this every 2 s.
       plannedMs: Object.fromEntries(
@@ -110,3 +117,6 @@ function clusterStatus(status: NodeStatus, stale: boolean): NodeStatus {
 }
 
 const pick = ({ pending, failing }: { pending: number; failing: number }) => ({ pending, failing });
+
+const roundAll = (counts: SliceCounts): SliceCounts =>
+  Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, Math.round(v * 10) / 10])) as SliceCounts;

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Upstream } from '../embedded/upstream.js';
 import type { EventLog } from '../store/ports.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
-import type { RaceView } from '../watch/poller.js';
+import type { RaceView, SliceCounts } from '../watch/poller.js';
 import type { RaceWatch } from '../watch/race-watch.js';
 import { errorSchema } from './errors.js';
 import type { ProcessUsage } from './process-usage.js';
@@ -31,6 +31,8 @@ export interface OpsSummary {
     /** Races within 10 min of their start or running, and their planned share of the races' requests. */
     nearJump: number;
     nearJumpShare: number;
+    /** Requests a minute by slice of the budget: planned now; spent by this node in the last minute (null: it does not poll). */
+    slices: { planned: SliceCounts; spent: SliceCounts | null };
   };
   /** For each race still to fetch that has data, the interval (ms, race clock) the scheduler intends for it now. */
   plannedMs: Record<string, number>;

@@ -1,20 +1,28 @@
 /**
- * What the scheduler intends for each race now: the interval between its fetches that the scheduler's rule
- * gives it at the current demand, and where the budget goes. Pure; the board judges a race's data age
- * against it (docs/board.md), so a saturated budget reads as the design it is.
+ * What the scheduler intends for each race now, and where the budget goes: the interval between a race's
+ * fetches that the scheduler's rules give it at the current demand, and the requests a minute each slice
+ * of the budget is planned to take (poll-policy.ts, `Slice`). Pure; the board judges a race's data age
+ * against it (docs/board.md) and shows the slices planned beside spent, so a saturated budget reads as the
+ * design it is.
  *
- * The rule (scheduler.ts): the due race with the largest weight x (time since its last fetch)^2 goes next. In
- * steady state every race whose minimum interval does not hold it back is then fetched when that score
- * reaches one common level L, so its interval is sqrt(L / weight); L is the level at which the races'
- * requests add up to the rate the budget leaves them. A subscribed race is fetched at least every
- * SUBSCRIBED_MAX_INTERVAL_MS whatever its weight. A race of weight 0 (only a baseline to take) gets what
- * nothing else wants: nothing while the budget is saturated. When the minimum intervals alone ask for less
- * than the budget, each race gets its minimum interval and the rest of the budget stays unspent.
+ * The rules (scheduler.ts), slice by slice:
+ * - lateScratchings: each race every `lateScratchingMaxAgeMs` (or its minimum interval, if longer).
+ * - earlyScratchings: `earlyScratchingShare` of the races' requests; races 1-3 h out every
+ *   `earlyScratchingMaxAgeMs` if the share covers them (stretched evenly if not), the rest of the share
+ *   spread evenly over the races further out.
+ * - nearJump and postJump, scored: the due race with the largest weight x (time since its last fetch)^2 goes
+ *   next. In steady state every race whose minimum interval does not hold it back is then fetched when that
+ *   score reaches one common level L, so its interval is sqrt(L / weight); L is the level at which their
+ *   requests add up to what the other slices leave. A race of weight 0 gets nothing while that is saturated.
+ * A subscribed race is fetched at least every SUBSCRIBED_MAX_INTERVAL_MS whatever its slice. When the minimum
+ * intervals alone ask for less than the budget, each race gets its minimum interval and the rest stays unspent.
  */
 import {
   DEFAULT_SETTINGS,
   type FreshnessSettings,
   pollPolicy,
+  SLICES,
+  type Slice,
   SUBSCRIBED_MAX_INTERVAL_MS,
 } from './poll-policy.js';
 import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
@@ -41,6 +49,8 @@ export interface BudgetPlan {
   nearJumpShare: number;
   /** How many races are near the jump. */
   nearJump: number;
+  /** Requests a minute each slice of the races' budget is planned to take. */
+  slices: Record<Slice, number>;
 }
 
 interface Demand {
@@ -49,6 +59,9 @@ interface Demand {
   minIntervalMs: number;
   subscribed: boolean;
   nearJump: boolean;
+  slice: Slice;
+  /** Open and 1-3 h from its advertised start (the early-scratching slice's first band). */
+  within3h: boolean;
 }
 
 const isNearJump = (race: RaceWatch, now: number) =>
@@ -69,10 +82,11 @@ const rateAt = (demands: readonly Demand[], level: number) =>
   demands.reduce((sum, d) => sum + 1 / intervalAt(d, level), 0);
 
 export function planBudget(input: BudgetPlanInput): BudgetPlan {
+  const settings = input.settings ?? DEFAULT_SETTINGS;
   const demands: Demand[] = [];
   for (const race of input.races) {
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
-    const policy = pollPolicy(race, input.now, subscribers, input.settings ?? DEFAULT_SETTINGS);
+    const policy = pollPolicy(race, input.now, subscribers);
     if (!policy) continue;
     demands.push({
       raceId: race.raceId,
@@ -80,31 +94,63 @@ export function planBudget(input: BudgetPlanInput): BudgetPlan {
       minIntervalMs: policy.minIntervalMs,
       subscribed: subscribers > 0,
       nearJump: isNearJump(race, input.now),
+      slice: policy.slice,
+      within3h: race.startTime - input.now <= 3 * 3_600_000,
     });
   }
   const budget = Math.max(0, input.racesPerMinute) / 60_000;
-  const saturated = rateAt(demands, 0) > budget;
+  const intervalMs = new Map<string, number>();
+  // Room for every race at its minimum interval: each gets it (races of weight 0 too: nothing else wants it).
+  if (demands.reduce((sum, d) => sum + 1 / d.minIntervalMs, 0) <= budget) {
+    for (const d of demands) intervalMs.set(d.raceId, d.minIntervalMs);
+    return summary(demands, intervalMs, false);
+  }
+  const watched = (d: Demand, ms: number) =>
+    d.subscribed ? Math.min(ms, Math.max(d.minIntervalMs, SUBSCRIBED_MAX_INTERVAL_MS)) : ms;
+  // The scratching slices first: their rules do not depend on the scored races.
+  for (const d of demands) {
+    if (d.slice === 'lateScratchings') {
+      intervalMs.set(d.raceId, watched(d, Math.max(d.minIntervalMs, settings.lateScratchingMaxAgeMs)));
+    }
+  }
+  planEarly(demands, budget * settings.earlyScratchingShare, settings, intervalMs, watched);
+  const fixed = [...intervalMs.values()].reduce((sum, ms) => sum + 1 / ms, 0);
+  const scored = demands.filter((d) => d.slice === 'nearJump' || d.slice === 'postJump');
+  const left = Math.max(0, budget - fixed);
+  const saturated = rateAt(scored, 0) > left;
   let level = 0;
   if (saturated) {
-    // The rate falls as the level rises: find where it meets the budget (or the subscribed races' floor).
+    // The rate falls as the level rises: find where it meets what is left (or the subscribed races' floor).
     let high = 1;
-    while (rateAt(demands, high) > budget && high < 1e30) high *= 2;
+    while (rateAt(scored, high) > left && high < 1e30) high *= 2;
     let low = 0;
     for (let i = 0; i < 200; i++) {
       const mid = (low + high) / 2;
-      if (rateAt(demands, mid) > budget) low = mid;
+      if (rateAt(scored, mid) > left) low = mid;
       else high = mid;
     }
     level = high;
   }
-  const intervalMs = new Map<string, number>();
+  for (const d of scored) {
+    const interval = intervalAt(d, level);
+    if (Number.isFinite(interval)) intervalMs.set(d.raceId, interval);
+  }
+  return summary(demands, intervalMs, saturated);
+}
+
+function summary(
+  demands: readonly Demand[],
+  intervalMs: Map<string, number>,
+  saturated: boolean,
+): BudgetPlan {
+  const slices = Object.fromEntries(SLICES.map((k) => [k, 0])) as Record<Slice, number>;
   let total = 0;
   let near = 0;
   for (const d of demands) {
-    const interval = intervalAt(d, level);
-    if (!Number.isFinite(interval)) continue;
-    intervalMs.set(d.raceId, interval);
+    const interval = intervalMs.get(d.raceId);
+    if (interval === undefined) continue;
     total += 1 / interval;
+    slices[d.slice] += 60_000 / interval;
     if (d.nearJump) near += 1 / interval;
   }
   return {
@@ -112,5 +158,34 @@ export function planBudget(input: BudgetPlanInput): BudgetPlan {
     saturated,
     nearJumpShare: total > 0 ? near / total : 0,
     nearJump: demands.filter((d) => d.nearJump).length,
+    slices,
   };
+}
+
+/**
+ * The early-scratching share (requests per ms): races 1-3 h out at their maximum age while it covers them
+ * (evenly stretched if not), the rest evenly over the races further out; none below its minimum interval.
+ */
+function planEarly(
+  demands: readonly Demand[],
+  share: number,
+  settings: FreshnessSettings,
+  intervalMs: Map<string, number>,
+  watched: (d: Demand, ms: number) => number,
+): void {
+  const early = demands.filter((d) => d.slice === 'earlyScratchings');
+  const band = early.filter((d) => d.within3h);
+  const far = early.filter((d) => !d.within3h);
+  const bandMs = Math.max(settings.earlyScratchingMaxAgeMs, share > 0 ? band.length / share : Infinity);
+  let spent = 0;
+  for (const d of band) {
+    const ms = watched(d, Math.max(d.minIntervalMs, bandMs));
+    if (Number.isFinite(ms)) intervalMs.set(d.raceId, ms);
+    if (!d.subscribed && Number.isFinite(ms)) spent += 1 / ms;
+  }
+  const farMs = share - spent > 0 ? far.length / (share - spent) : Infinity;
+  for (const d of far) {
+    const ms = watched(d, Math.max(d.minIntervalMs, farMs));
+    if (Number.isFinite(ms)) intervalMs.set(d.raceId, ms);
+  }
 }

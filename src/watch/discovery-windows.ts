@@ -37,7 +37,7 @@ export type DayCadence = 'live' | 'ahead' | 'settled';
 export interface DayWindow {
   /** `YYYY-MM-DD`, sent as both `date_from` and `date_to`. */
   date: string;
-  /** When its last complete refresh (every page) finished. */
+  /** When its last complete refresh (every page) started: the next is due a cadence after it. */
   refreshedAt?: number;
   /** Races its last complete refresh listed. */
   raceIds: readonly string[];

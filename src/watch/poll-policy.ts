@@ -12,33 +12,60 @@
  *   time t left; half of them in the last 3 to 4 minutes). The jump is not the advertised start: while the
  *   race is Open the rate is averaged over the measured jump delays still possible (jump-delay.ts), so a race
  *   Open 5 minutes past its advertised start is still near its jump, and one Closed is not.
- * - **Scratchings** (value `scratchingValue`, the trade-off setting): about one in three races sees an early
- *   scratching, spread over the 3 to 40 hours before the start; one in five a late one in its last hour.
- * - **Results, dividends and status** (value RESULT_VALUE) after the jump: Closed until Interim results (a
- *   minute or two), Interim until its dividends (under a minute), Interim until Final (a few minutes).
- *   Discovery (one /meetings request for every race) sees status transitions and marks the race dirty, which
- *   the scheduler fetches first; this rate is for what discovery cannot see (dividends, placings).
+ * - **Scratchings**: about one in three races sees an early scratching, spread over the 3 to 40 hours before
+ *   the start; one in five a late one in its last hour. They are not scored: each has its own slice of the
+ *   budget (`FreshnessSettings`, docs/operations.md#scheduler-budget-slices), so a race an hour out
+ *   never competes with one at its jump; the rates below only set a race's minimum interval.
+ * - **Results, dividends and status** (value RESULT_VALUE) after the jump: Interim until its dividends (under a
+ *   minute), Interim until Final (a few minutes). Discovery (one /meetings request for every race) sees status
+ *   transitions and marks the race dirty, which the scheduler fetches first; this rate is for what discovery
+ *   cannot see (dividends, placings). A Closed race is not polled: its results arrive only with Interim, which
+ *   the listing shows.
  */
 import { remainingJumpDelays } from './jump-delay.js';
-import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
+import { FINISHED_STATUSES, type RaceWatch, RUN_STATUSES } from './race-watch.js';
+
+/**
+ * The budget's slices (issue 26). Discovery has a fixed rate of its own (DISCOVERY_INTERVAL_MS); the races'
+ * requests go to: `postJump` (Closed to Final: a fetch when discovery lists a new status, polling only for
+ * what the listing cannot show, dividends), `lateScratchings` (Open, 10-60 min from the advertised start:
+ * each at least every `lateScratchingMaxAgeMs`), `earlyScratchings` (Open, more than an hour out: a fixed
+ * share of the race picks) and `nearJump` (Open, within 10 minutes of its advertised start or past it: the
+ * rest, by the score).
+ */
+export type Slice = 'postJump' | 'lateScratchings' | 'earlyScratchings' | 'nearJump';
+export const SLICES: readonly Slice[] = ['nearJump', 'postJump', 'lateScratchings', 'earlyScratchings'];
 
 export interface PollPolicy {
   /** Value of the changes the race makes per second (odds moves near the jump are worth 1 each). */
   weight: number;
   /** No fetch sooner than this after the last one, even with budget to spare. */
   minIntervalMs: number;
+  slice: Slice;
 }
 
-/** The explicit trade-off: what seeing one scratching is worth against seeing one near-jump odds move. */
+/** The budget's configured slices (docs/operations.md#scheduler-budget-slices). */
 export interface FreshnessSettings {
-  scratchingValue: number;
+  /** Each Open race within the hour of its start is fetched at least this often (late scratchings). */
+  lateScratchingMaxAgeMs: number;
+  /** Share (0-1) of the race picks that goes to Open races more than an hour out (early scratchings). */
+  earlyScratchingShare: number;
+  /** Within that share, a race 1-3 h out goes first once not fetched for this long. */
+  earlyScratchingMaxAgeMs: number;
 }
 
 /**
- * Default trade-off, chosen on the measured curve (docs/benchmarks.md#freshness-under-budget): near-jump
- * odds within their goals while early scratchings still cost little of the budget.
+ * Defaults from the arithmetic of issue 26 at 100 requests a minute, busiest stretch of the simulated day:
+ * ~40 races within the hour every 225 s (~11 a minute; a late scratching waits at most that and a turn,
+ * within the 240 s goal); 8 % of ~80 race picks a minute (~6.4) visits the 75-90 races 1-3 h out every
+ * 19 minutes (~4.5 a minute: within the 20-minute goal with the wait for a turn) and the rest of it the
+ * ~1,100 races further out; the rest of the budget goes to the 9-10 races at their jump.
  */
-export const DEFAULT_SETTINGS: FreshnessSettings = { scratchingValue: 0.25 };
+export const DEFAULT_SETTINGS: FreshnessSettings = {
+  lateScratchingMaxAgeMs: 225 * 1000,
+  earlyScratchingShare: 0.08,
+  earlyScratchingMaxAgeMs: 19 * 60 * 1000,
+};
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -57,9 +84,10 @@ const ODDS_NEAREST_S = 5;
 /** Scratchings per race per second: early ones over 3-40 h before the start, late ones in its last hour. */
 const EARLY_SCRATCH_RATE = 0.45 / (37 * 3600);
 const LATE_SCRATCH_RATE = 0.2 / 3600;
+/** A race at or past its advertised start counts this much more: its jump, and most of its moves, are due. */
+const AT_START_WEIGHT = 2;
 const RESULT_VALUE = 1;
-/** After the jump, per second: results due while Closed, dividends due while Interim without them, Final. */
-const CLOSED_RATE = 1 / 120;
+/** After the jump, per second: dividends due while Interim without them, Final. */
 const DIVIDENDS_DUE_RATE = 1 / 60;
 const FINAL_DUE_RATE = 1 / 1800;
 
@@ -73,32 +101,53 @@ export const SETTLE_TIMEOUT_MS = 30 * MINUTE;
 /** A subscribed race counts this much more, and is fetched at least this often (the scheduler's rule). */
 const SUBSCRIBED_BOOST = 2;
 export const SUBSCRIBED_MAX_INTERVAL_MS = 10 * SECOND;
+/**
+ * Least weight of a subscribed race not finished (before the boost): one result every two minutes, what a
+ * Closed race was polled at before discovery took that over. A subscriber waits for its document: after a
+ * takeover, a Closed race at the jump must not queue behind races an hour out.
+ */
+const WATCHED_MIN_WEIGHT = 1 / 120;
 /** After failures, a race waits longer (capped), so a broken race cannot eat the budget. */
 const FAILURE_BACKOFF_CAP_MS = 5 * MINUTE;
 
 /** Policy for one race at `now`, or null when it needs no more fetches. */
-export function pollPolicy(
-  race: RaceWatch,
-  now: number,
-  subscribers: number,
-  settings: FreshnessSettings = DEFAULT_SETTINGS,
-): PollPolicy | null {
+export function pollPolicy(race: RaceWatch, now: number, subscribers: number): PollPolicy | null {
   const rates = changeRates(race, now);
   if (!rates) return null;
+  const slice = sliceOf(race, now);
   const changeRate = rates.odds + rates.scratching + rates.result;
-  let weight = rates.oddsValue + settings.scratchingValue * rates.scratching + RESULT_VALUE * rates.result;
+  // Only the near-jump and post-jump slices are scored; the scratching slices have rules of their own.
+  let weight =
+    slice === 'nearJump'
+      ? rates.oddsValue * (race.startTime <= now ? AT_START_WEIGHT : 1)
+      : slice === 'postJump'
+        ? RESULT_VALUE * rates.result
+        : 0;
+  // Nothing expected (a Closed race, one over when listed): only the longest interval, with budget to spare.
   let minIntervalMs =
     changeRate > 0
       ? Math.min(MAX_MIN_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, (MIN_CHANGE_CHANCE / changeRate) * SECOND))
-      : MIN_INTERVAL_MS;
+      : MAX_MIN_INTERVAL_MS;
   if (subscribers > 0) {
+    // Watched and not over: worth a fetch every SUBSCRIBED_MAX_INTERVAL_MS even when nothing is expected
+    // (a Closed race), so the scheduler's subscribed rule applies; the floor ranks it below any race with
+    // something to see.
+    if (!FINISHED_STATUSES.has(race.status)) weight = Math.max(weight, WATCHED_MIN_WEIGHT);
     weight *= SUBSCRIBED_BOOST;
     minIntervalMs = Math.min(minIntervalMs, SUBSCRIBED_MAX_INTERVAL_MS);
   }
   if (race.failures > 0) {
     minIntervalMs = Math.max(minIntervalMs, Math.min(FAILURE_BACKOFF_CAP_MS, SECOND * 2 ** race.failures));
   }
-  return { weight, minIntervalMs };
+  return { weight, minIntervalMs, slice };
+}
+
+/** The slice a race's next fetch belongs to, by its status and its advertised start. */
+export function sliceOf(race: RaceWatch, now: number): Slice {
+  if (FINISHED_STATUSES.has(race.status) || RUN_STATUSES.has(race.status)) return 'postJump';
+  const toStart = race.startTime - now;
+  if (toStart <= NEAR_JUMP_S * SECOND) return 'nearJump';
+  return toStart <= HOUR ? 'lateScratchings' : 'earlyScratchings';
 }
 
 /** Expected changes per second by kind; `oddsValue` is the odds rate weighed by each move's value. */
@@ -126,7 +175,8 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
   if (race.status === 'Interim') {
     return { ...none, result: race.dividends === 'none' ? DIVIDENDS_DUE_RATE : FINAL_DUE_RATE };
   }
-  if (race.status === 'Closed') return { ...none, result: CLOSED_RATE };
+  // Results come with Interim, which discovery lists (the race is then dirty): nothing to poll for.
+  if (race.status === 'Closed') return none;
   // Not jumped yet, however late: odds by the jumps still possible, scratchings by the advertised start.
   const toStart = race.startTime - now;
   const odds = expectedOddsRate(race, now);

@@ -24,9 +24,9 @@ import {
   type MeetingsPageQuery,
   meetingPages,
 } from './meetings-pager.js';
-import { pollPolicy } from './poll-policy.js';
+import { pollPolicy, SLICES, type Slice, sliceOf } from './poll-policy.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
-import { isRefillTurn, type Pick, pickNext, type SchedulerInput } from './scheduler.js';
+import { type Pick, pickNext, type SchedulerInput, usesTurn } from './scheduler.js';
 import type { UnchangedSkip } from './unchanged-skip.js';
 
 interface SourceOptions {
@@ -92,7 +92,12 @@ export interface RaceView {
   lastDiscoveryAt(): number | undefined;
 }
 
+/** Requests a minute by slice of the budget: discovery's, and each race slice's (poll-policy.ts). */
+export type SliceCounts = Record<Slice | 'discovery', number>;
+
 export interface Poller extends RaceView {
+  /** Requests this poller started in the last 60 s (race clock), by slice. */
+  spent(): SliceCounts;
   start(): void;
   stop(): Promise<void>;
   /** Whether each day of the window was listed, or why not (discovery-windows.ts). */
@@ -107,6 +112,10 @@ export interface Poller extends RaceView {
 const PRIORITY = { discovery: 1000, urgent: 900 } as const;
 const routinePriority = (weight: number) => Math.min(800, Math.round(weight * 10));
 const IDLE_RECHECK_MS = 1_000;
+/** Requests counted by slice over this window (race clock), as `spent()` reports them. */
+const SPENT_WINDOW_MS = 60_000;
+/** At most this many recent requests are kept for `spent()`: far above any budget a minute. */
+const SPENT_MAX_ENTRIES = 10_000;
 
 export function createPoller(deps: PollerDeps): Poller {
   const { clock, logger } = deps;
@@ -117,6 +126,14 @@ export function createPoller(deps: PollerDeps): Poller {
   /** Race picks so far: every REFILL_EVERY-th is a refill turn (scheduler.ts). */
   let racePicks = 0;
   let windows = new Map<string, DayWindow>();
+  /** Recent requests' start and slice, oldest first (bounded: SPENT_MAX_ENTRIES). */
+  const recent: { at: number; slice: Slice | 'discovery' }[] = [];
+  const record = (slice: Slice | 'discovery') => {
+    const now = clock.now();
+    while (recent.length && (recent[0]!.at <= now - SPENT_WINDOW_MS || recent.length >= SPENT_MAX_ENTRIES))
+      recent.shift();
+    recent.push({ at: now, slice });
+  };
   let discoveredAt: number | undefined;
   const cadences = { liveIntervalMs: deps.discoveryIntervalMs, aheadIntervalMs: AHEAD_INTERVAL_MS };
   let running = false;
@@ -159,6 +176,9 @@ export function createPoller(deps: PollerDeps): Poller {
 
   /** Lists every page of one day; a failure keeps what earlier pages showed and retries the day later. */
   async function refreshDay(date: string): Promise<void> {
+    // The next refresh is timed from this one's start: timed from its end, the wait for a worker and a limiter
+    // slot and the request itself were added to every interval (6 s ran as ~7.9 s, measured: issue 26).
+    const startedAt = clock.now();
     const raceIds = new Set<string>();
     let alarm: DiscoveryAlarm | undefined;
     const onAlarm = (raised: DiscoveryAlarm) => {
@@ -167,6 +187,7 @@ export function createPoller(deps: PollerDeps): Poller {
       deps.onDiscoveryAlarm?.(raised);
     };
     const fetchPage = async (query: MeetingsPageQuery) => {
+      record('discovery');
       const page = await deps.source.meetings(query, {
         priority: PRIORITY.discovery,
         signal: stopping.signal,
@@ -197,7 +218,7 @@ export function createPoller(deps: PollerDeps): Poller {
       const listedSettled = dayCadence({ ...listed, listedSettled: true }, races, discoveredAt) === 'settled';
       setWindow(date, {
         ...listed,
-        refreshedAt: discoveredAt,
+        refreshedAt: startedAt,
         listedSettled,
         failedAt: undefined,
         error: undefined,
@@ -266,7 +287,7 @@ export function createPoller(deps: PollerDeps): Poller {
         subscribers: deps.subscribers(),
         discoveryDueAt: discoveryDueAt(now),
         discoveryInFlight,
-        refillTurn: isRefillTurn(racePicks),
+        racePicks,
       });
       if (pick.kind === 'discovery') {
         discoveryInFlight = true;
@@ -275,7 +296,9 @@ export function createPoller(deps: PollerDeps): Poller {
         });
         nudge();
       } else if (pick.kind === 'race') {
-        racePicks++;
+        if (usesTurn(pick, racePicks)) racePicks++;
+        const picked = races.get(pick.raceId);
+        if (picked) record(sliceOf(picked, now));
         inFlight.add(pick.raceId);
         await fetchRace(pick.raceId, pick.urgent ? PRIORITY.urgent : routinePriority(pick.weight)).finally(
           () => inFlight.delete(pick.raceId),
@@ -302,6 +325,12 @@ export function createPoller(deps: PollerDeps): Poller {
       await Promise.all(workers.splice(0));
     },
     races: () => races,
+    spent() {
+      const counts = Object.fromEntries(['discovery', ...SLICES].map((k) => [k, 0])) as SliceCounts;
+      const since = clock.now() - SPENT_WINDOW_MS;
+      for (const r of recent) if (r.at > since) counts[r.slice]++;
+      return counts;
+    },
     staleness(raceId) {
       const at = races.get(raceId)?.lastGoodAt;
       return at === undefined ? undefined : clock.now() - at;

@@ -36,7 +36,7 @@ export interface PollingRoleDeps {
   market?: MarketThresholds;
   /** Bounds of the race state the pipeline keeps in memory (race-states.ts). */
   raceStates?: RaceStateLimits;
-  /** The scheduler's trade-off (SCHEDULER_SCRATCHING_VALUE). @default DEFAULT_SETTINGS */
+  /** The budget's slices (SCHEDULER_*_SCRATCHING_*). @default DEFAULT_SETTINGS */
   freshness?: FreshnessSettings;
   /** Every race payload's outcome (metrics). */
   onOutcome?: (outcome: RaceOutcome) => void;

@@ -11,9 +11,15 @@
  * revisit-policy literature; Cho & Garcia-Molina, ACM TODS 2003). A race twice as busy is fetched about 1.4x
  * as often, not 2x, so quiet races still get their turn.
  *
- * Hard rules before the score: discovery first when it is due; then a race discovery marked dirty (urgent);
- * then a subscribed race not fetched for SUBSCRIBED_MAX_INTERVAL_MS (someone is watching it, and under a
- * saturated budget the score alone would leave a race an hour out unfetched for minutes).
+ * The score ranks only the near-jump and post-jump slices (poll-policy.ts); the budget's other slices have
+ * rules of their own (issue 26: spread by one global rule, 22 % of the budget went to ~1,400 races hours
+ * out and near-jump odds were level with a naive scraper). In order: discovery first when it is due; then
+ * a race discovery marked dirty (urgent: how a status change after the jump is fetched); then, on an
+ * early-scratching turn (`earlyScratchingShare` of the race picks), the race more than an hour out that
+ * waits longest (races 1-3 h out past `earlyScratchingMaxAgeMs` first, then never-fetched ones); then, on
+ * a late-scratching turn (LATE_TURN_SHARE), the Open race within the hour longest past
+ * `lateScratchingMaxAgeMs` (late scratchings; never fetched: due at once); then a subscribed race not
+ * fetched for SUBSCRIBED_MAX_INTERVAL_MS (someone is watching it); then the score.
  *
  * A subscribed race with no document yet (never fetched by this poller: after a start, a takeover or a
  * wiped store, that is every race) is overdue like any other and ranked by its score, so the races at the
@@ -26,6 +32,7 @@
 import {
   DEFAULT_SETTINGS,
   type FreshnessSettings,
+  type PollPolicy,
   pollPolicy,
   SUBSCRIBED_MAX_INTERVAL_MS,
 } from './poll-policy.js';
@@ -47,64 +54,143 @@ export interface SchedulerInput {
   /** When the next discovery request is due (epoch ms); discovery is never run twice at once. */
   discoveryDueAt: number;
   discoveryInFlight: boolean;
-  /** A refill turn (isRefillTurn): the subscribed race that has needed its document longest goes first. */
-  refillTurn?: boolean;
+  /** Race picks made so far: which are refill and early-scratching turns (isRefillTurn, isShareTurn). */
+  racePicks?: number;
 }
 
 /** One race pick in REFILL_EVERY is a refill turn: at most this share of the races' budget refills documents. */
 export const REFILL_EVERY = 5;
 /** Whether the race pick after `racePicks` earlier ones is a refill turn. */
 export const isRefillTurn = (racePicks: number) => racePicks % REFILL_EVERY === REFILL_EVERY - 1;
+/** Whether the race pick after `racePicks` earlier ones falls to a slice holding `share` of them (0-1). */
+export const isShareTurn = (racePicks: number, share: number) =>
+  Math.floor((racePicks + 1) * share) > Math.floor(racePicks * share);
+
+/**
+ * Whether a race pick uses up its turn (counts toward `racePicks`). A dirty race's fetch does not: it goes
+ * before every turn, and counted it took the early-scratching turns it fell on, so that slice spent less
+ * than its share whenever statuses changed often (measured: a race 1-3 h out waited 26 minutes).
+ */
+export const usesTurn = (pick: Pick, racePicks: number): boolean =>
+  pick.kind === 'race' && (!pick.urgent || isRefillTurn(racePicks));
 
 /** A race never fetched is scored as if fetched this long before discovery listed it. */
 const NEVER_FETCHED_AGE_MS = 60_000;
-/** Added to an overdue subscribed race's score: above any routine score, below urgent (infinite). */
+/** Added to an overdue race's score: above any routine score, below urgent (infinite). */
 const OVERDUE_SCORE = 1e15;
+const THREE_HOURS_MS = 3 * 3_600_000;
+/**
+ * Late-scratching deadlines overtake the score on at most this share of race picks: the races within the
+ * hour listed together (all of them after a start) fall due together, and taking them all at once left the
+ * races at their jump waiting past 40 s (measured); at ~9 a minute of ~90 they need about one turn in ten.
+ */
+const LATE_TURN_SHARE = 0.25;
+
+interface Candidate {
+  race: RaceWatch;
+  policy: PollPolicy;
+  /** When it was last fetched, or as if (never fetched: NEVER_FETCHED_AGE_MS before it was listed). */
+  last: number;
+}
 
 export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DEFAULT_SETTINGS): Pick {
   const { now } = input;
   if (!input.discoveryInFlight && now >= input.discoveryDueAt) return { kind: 'discovery' };
+  const turn = input.racePicks ?? 0;
+  const refillTurn = input.racePicks !== undefined && isRefillTurn(turn);
+  const earlyTurn = isShareTurn(turn, settings.earlyScratchingShare);
+  const lateTurn = isShareTurn(turn, LATE_TURN_SHARE);
 
-  let best: { race: RaceWatch; score: number; weight: number; urgent: boolean } | undefined;
-  let refill: { race: RaceWatch; weight: number } | undefined;
+  let best: { c: Candidate; score: number; urgent: boolean } | undefined;
+  let refill: Candidate | undefined;
+  let early: { c: Candidate; rank: number } | undefined;
+  let late: { c: Candidate; rank: number } | undefined;
   let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
   for (const race of input.races) {
     if (input.inFlight.has(race.raceId)) continue;
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
-    const policy = pollPolicy(race, now, subscribers, settings);
+    const policy = pollPolicy(race, now, subscribers);
     if (!policy) continue;
-    const last = race.lastFetchAt ?? race.discoveredAt - NEVER_FETCHED_AGE_MS;
+    const c = { race, policy, last: race.lastFetchAt ?? race.discoveredAt - NEVER_FETCHED_AGE_MS };
     // Urgent: discovery saw a change the race's document does not show yet.
     const urgent = race.dirty && race.failures === 0;
     // Oldest-needed first: listed earliest (all at once after a takeover: then the earliest start).
     if (
-      input.refillTurn &&
+      refillTurn &&
       subscribers > 0 &&
       race.lastFetchAt === undefined &&
-      (!refill ||
-        race.discoveredAt < refill.race.discoveredAt ||
-        (race.discoveredAt === refill.race.discoveredAt && race.startTime < refill.race.startTime))
+      (!refill || neededSooner(c, refill))
     )
-      refill = { race, weight: policy.weight };
+      refill = c;
     // A race never fetched is due at once: its first fetch is the baseline every later change is seen against.
-    const dueAt = urgent || race.lastFetchAt === undefined ? now : last + policy.minIntervalMs;
+    const dueAt = urgent || race.lastFetchAt === undefined ? now : c.last + policy.minIntervalMs;
     if (dueAt > now) {
       nextDue = Math.min(nextDue, dueAt);
       continue;
     }
-    // A race with nothing more to see (weight 0) is never overdue: it would go before every race at the jump
-    // (the nemesis caught Final races fetched first after a wipe); refill turns give it its document.
-    const overdue = subscribers > 0 && policy.weight > 0 && now - last >= SUBSCRIBED_MAX_INTERVAL_MS;
-    const ageS = (now - last) / 1000;
-    // Weight 0 (nothing more to see, only a baseline): below every race with something to see, oldest first.
-    const value = policy.weight > 0 ? (policy.weight * ageS * ageS) / 2 : -1 / ageS;
-    const score = urgent ? Number.POSITIVE_INFINITY : (overdue ? OVERDUE_SCORE : 0) + value;
+    if (earlyTurn && policy.slice === 'earlyScratchings') {
+      const rank = earlyRank(c, now, settings);
+      if (!early || rank > early.rank) early = { c, rank };
+    }
+    if (lateTurn && policy.slice === 'lateScratchings') {
+      const overdue = lateOverdue(c, now, settings);
+      if (overdue >= 0 && (!late || overdue > late.rank)) late = { c, rank: overdue };
+    }
+    const score = urgent ? Number.POSITIVE_INFINITY : scoreOf(c, now, subscribers);
     // Ties (several dirty races, say) go to the race that jumps first.
-    if (!best || score > best.score || (score === best.score && race.startTime < best.race.startTime)) {
-      best = { race, score, weight: policy.weight, urgent };
+    if (!best || score > best.score || (score === best.score && race.startTime < best.c.race.startTime)) {
+      best = { c, score, urgent };
     }
   }
-  if (refill) return { kind: 'race', raceId: refill.race.raceId, weight: refill.weight, urgent: true };
-  if (best) return { kind: 'race', raceId: best.race.raceId, weight: best.weight, urgent: best.urgent };
+  const race = (c: Candidate, urgent: boolean): Pick => ({
+    kind: 'race',
+    raceId: c.race.raceId,
+    weight: c.policy.weight,
+    urgent,
+  });
+  if (refill) return race(refill, true);
+  if (best?.urgent) return race(best.c, true);
+  if (early) return race(early.c, false);
+  if (late) return race(late.c, false);
+  if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
+}
+
+const neededSooner = (a: Candidate, b: Candidate) =>
+  a.race.discoveredAt < b.race.discoveredAt ||
+  (a.race.discoveredAt === b.race.discoveredAt && a.race.startTime < b.race.startTime);
+
+/**
+ * Order within the early-scratching slice: a race 1-3 h out past its maximum age (or never fetched), then
+ * any race never fetched (its first fetch is the baseline its scratchings are seen against), then the
+ * longest unvisited. Larger goes first.
+ */
+function earlyRank(c: Candidate, now: number, settings: FreshnessSettings): number {
+  const age = now - c.last;
+  const never = c.race.lastFetchAt === undefined;
+  const within3h = c.race.startTime - now <= THREE_HOURS_MS;
+  const tier = within3h && (never || age >= settings.earlyScratchingMaxAgeMs) ? 2 : never ? 1 : 0;
+  return tier * 1e13 + age;
+}
+
+/**
+ * How far past its late-scratching deadline a race within the hour is (ms; negative: not yet). A race never
+ * fetched is due from when it was listed: its first fetch is the baseline its scratchings are seen against.
+ */
+function lateOverdue(c: Candidate, now: number, settings: FreshnessSettings): number {
+  if (c.race.lastFetchAt === undefined) return now - c.race.discoveredAt;
+  return now - c.last - settings.lateScratchingMaxAgeMs;
+}
+
+/** The race's score: overdue as watched above the value of its unseen changes. */
+function scoreOf(c: Candidate, now: number, subscribers: number): number {
+  const { policy } = c;
+  const ageMs = now - c.last;
+  // A race with nothing more to see (weight 0) is never overdue as watched: it would go before every race
+  // at the jump (the nemesis caught Final races fetched first after a wipe); refill turns give it its document.
+  const watched = subscribers > 0 && policy.weight > 0 && ageMs >= SUBSCRIBED_MAX_INTERVAL_MS;
+  const ageS = ageMs / 1000;
+  // Weight 0 (no slice rule due, or only a baseline): below every race with something to see, oldest first.
+  const value = policy.weight > 0 ? (policy.weight * ageS * ageS) / 2 : -1 / ageS;
+  return (watched ? OVERDUE_SCORE : 0) + value;
 }

@@ -4,6 +4,7 @@ import { opsSummary } from '../../src/http/ops-summary.js';
 import type { RateLimiterStats } from '../../src/upstream/rate-limiter.js';
 import { planBudget } from '../../src/watch/budget-plan.js';
 import type { DiscoveryStatus } from '../../src/watch/discovery-windows.js';
+import { pollPolicy } from '../../src/watch/poll-policy.js';
 import type { RaceWatch } from '../../src/watch/race-watch.js';
 import { watchedRace } from '../support/race-watch.js';
 
@@ -52,8 +53,10 @@ describe('the operations summary', () => {
       sse: () => ({ connections: 0, subscribers: new Map(), slowDisconnects: 0 }),
       webhooks: { stats: async () => ({ pending: 0, failing: 0 }) as never },
       discovery,
+      spent: () => spent,
       usage: () => ({ rssBytes: 300e6, heapUsedBytes: 120e6, dataDirBytes: 2e9 }),
     })();
+  const spent = { discovery: 10, nearJump: 70, postJump: 2, lateScratchings: 0, earlyScratchings: 11 };
 
   it('says whether the budget is spent by design, where it goes, and what each race is planned to get', async () => {
     const ops = await summary({});
@@ -68,7 +71,24 @@ describe('the operations summary', () => {
       discoveryPerMinute: 10,
       nearJump: 12,
       nearJumpShare: plan.nearJumpShare,
+      slices: {
+        planned: {
+          discovery: 10,
+          nearJump: Math.round(plan.slices.nearJump * 10) / 10,
+          postJump: 0,
+          lateScratchings: 0,
+          earlyScratchings: Math.round(plan.slices.earlyScratchings * 10) / 10,
+        },
+        spent,
+      },
     });
+    // The races 8 h out: 8 % of the 90 race requests a minute would visit them every 5.7 minutes, but none
+    // is fetched before its minimum interval (~10 min); the subscribed one every 10 s. The rest goes to the
+    // 12 races at their jump.
+    const farMin = pollPolicy(races.get('far-1')!, NOW, 0)!.minIntervalMs;
+    expect(farMin).toBeGreaterThan((41 / (0.08 * 90)) * MIN);
+    expect(plan.slices.earlyScratchings).toBeCloseTo((40 * MIN) / farMin + 6, 6);
+    expect(plan.slices.nearJump).toBeCloseTo(90 - plan.slices.earlyScratchings, 6);
     // Planned for every race, sent for those with data (whose age it judges).
     expect(plan.intervalMs.has('unfetched')).toBe(true);
     expect(ops.plannedMs).toEqual(

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { type Meeting, meetingsResponseSchema } from '../../src/upstream/schemas.js';
 import { applyMeetings } from '../../src/watch/discovery.js';
 import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from '../../src/watch/race-watch.js';
-import { isRefillTurn, pickNext } from '../../src/watch/scheduler.js';
+import { pickNext, usesTurn } from '../../src/watch/scheduler.js';
 
 export function loadTimetable(): Meeting[] {
   const raw = JSON.parse(
@@ -65,14 +65,14 @@ export function runVirtualDay(opts: {
       subscribers: opts.subscribers ?? new Map(),
       discoveryDueAt,
       discoveryInFlight: false,
-      refillTurn: isRefillTurn(racePicks),
+      racePicks,
     });
     if (pick.kind === 'discovery') {
       races = applyMeetings(races, withStatus(t), t).races;
       discoveryDueAt = t + opts.discoveryMs;
       discoveries.push(t);
     } else if (pick.kind === 'race') {
-      racePicks++;
+      if (usesTurn(pick, racePicks)) racePicks++;
       const race = races.get(pick.raceId)!;
       const status = modelStatus(race.startTime, t);
       races.set(race.raceId, {

@@ -40,24 +40,26 @@ describe('the budget plan', () => {
     expect(plan.nearJump).toBe(4);
   });
 
-  it('spends exactly the budget when the races ask for more, stretching intervals by the square-root rule', () => {
+  it('spends exactly the budget when the races ask for more: each slice by its rule, the rest to the races at their jump', () => {
     const races = field(T0);
     const plan = planBudget({ races: races.values(), now: T0, subscribers: new Map(), racesPerMinute: 60 });
     expect(plan.saturated).toBe(true);
     expect(rate(plan.intervalMs.values())).toBeCloseTo(60, 6);
-    // Races not held at their minimum interval share one level L = weight x interval^2 (scheduler.ts).
-    const levels: number[] = [];
-    let near = 0;
-    for (const r of races.values()) {
-      const policy = pollPolicy(r, T0, 0)!;
-      const interval = plan.intervalMs.get(r.raceId)!;
-      expect(interval).toBeGreaterThanOrEqual(policy.minIntervalMs);
-      if (interval > policy.minIntervalMs) levels.push(policy.weight * interval * interval);
-      if (classOf(r.raceId) === 'near') near += 60_000 / interval;
-    }
-    expect(levels.length).toBeGreaterThan(races.size / 2);
-    for (const level of levels) expect(level / levels[0]! - 1).toBeCloseTo(0, 6);
-    expect(plan.nearJumpShare).toBeCloseTo(near / 60, 6);
+    const of = (cls: string) => plan.intervalMs.get(`${cls}-0`)!;
+    // Late scratchings: each race within the hour every 225 s.
+    expect(of('warming')).toBe(225 * S);
+    // Early scratchings, 8 % of 60 a minute (4.8): the 30 races 1-3 h out every 19 minutes (30/19 a minute),
+    // the rest spread over the 100 races further out.
+    expect(of('later')).toBe(19 * MIN);
+    expect(of('far')).toBeCloseTo((100 / (4.8 - 30 / 19)) * MIN, 6);
+    // The rest, 60 - 10 x 60/225 - 4.8 a minute, evenly over the four races at their jump (equal weights).
+    const rest = 60 - (10 * 60) / 225 - 4.8;
+    expect(of('near')).toBeCloseTo((4 * MIN) / rest, 6);
+    expect(plan.slices.nearJump).toBeCloseTo(rest, 6);
+    expect(plan.slices.lateScratchings).toBeCloseTo((10 * 60) / 225, 6);
+    expect(plan.slices.earlyScratchings).toBeCloseTo(4.8, 6);
+    expect(plan.slices.postJump).toBe(0);
+    expect(plan.nearJumpShare).toBeCloseTo(rest / 60, 6);
   });
 
   it('keeps a subscribed race within the scheduler’s subscribed maximum', () => {
@@ -93,6 +95,7 @@ describe('the budget plan', () => {
     const fetches = new Map<string, number>();
     const hour = 60 * MIN;
     const measuredFor = 3 * hour;
+    let racePicks = 0;
     for (let t = T0; t < T0 + 4 * hour; t += S) {
       for (const r of races.values()) r.startTime = t + (toStart.get(r.raceId) as number);
       const pick = pickNext({
@@ -102,8 +105,10 @@ describe('the budget plan', () => {
         subscribers,
         discoveryDueAt: Number.POSITIVE_INFINITY,
         discoveryInFlight: false,
+        racePicks,
       });
       if (pick.kind !== 'race') continue;
+      racePicks++;
       races.get(pick.raceId)!.lastFetchAt = t;
       if (t >= T0 + 4 * hour - measuredFor) fetches.set(pick.raceId, (fetches.get(pick.raceId) ?? 0) + 1);
     }

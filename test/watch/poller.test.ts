@@ -98,4 +98,36 @@ describe('poller', () => {
     expect(onEvent).toBe(0);
     expect([...poller.races().values()].map((r) => r.failures)).toEqual([0, 0]);
   });
+
+  it('times each listing from its start, not its end: a day listed in 2 s is still listed every 6 s', async () => {
+    const clock = createManualClock(T0);
+    const todayStarts: number[] = [];
+    const poller = createPoller({
+      clock,
+      logger: pino({ level: 'silent' }),
+      discoveryIntervalMs: 6_000,
+      subscribers: () => new Map(),
+      source: {
+        async meetings(query) {
+          const today = query.dateFrom === '2025-07-17';
+          if (today) todayStarts.push(clock.now() - T0);
+          await clock.sleep(2_000);
+          return today ? meetings() : { header: { title: 'Race Meetings' }, data: { meetings: [] } };
+        },
+        event: async () => ({ header: { title: 'Event' }, data: {} }) as unknown as EventResponse,
+      },
+      onEvent: async () => ({ kind: 'unchanged', status: 'Open', dividends: 'none' }),
+    });
+    poller.start();
+    await clock.advance(60_000);
+    await poller.stop();
+    // Yesterday is listed first (0-2 s), then today from 2 s: every 6 s from there, not every 8 s.
+    expect(todayStarts).toEqual([2, 8, 14, 20, 26, 32, 38, 44, 50, 56].map((s) => s * 1000));
+    // The last minute's requests by slice (after T0: yesterday's listing at T0 is just outside): today's
+    // ten listings and tomorrow's one (at 4 s), and the two races at their jump, fetched at their floor.
+    const spent = poller.spent();
+    expect(spent.discovery).toBe(11);
+    expect(spent.nearJump).toBeGreaterThan(30);
+    expect([spent.postJump, spent.lateScratchings, spent.earlyScratchings]).toEqual([0, 0, 0]);
+  });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyMeetings } from '../../src/watch/discovery.js';
+import { DEFAULT_SETTINGS, type FreshnessSettings } from '../../src/watch/poll-policy.js';
 import type { RaceWatch } from '../../src/watch/race-watch.js';
-import { pickNext } from '../../src/watch/scheduler.js';
+import { isShareTurn, pickNext, usesTurn } from '../../src/watch/scheduler.js';
 import { dividendsFinalAt, loadTimetable, modelStatus, runVirtualDay } from '../support/virtual-day.js';
 
 const MIN = 60_000;
@@ -154,7 +155,7 @@ describe('pickNext', () => {
 describe('pickNext: value per request', () => {
   const base = [...applyMeetings(new Map(), meetings.slice(0, 1), from).races.values()];
   const [a, b, c] = base as [RaceWatch, RaceWatch, RaceWatch];
-  const pick = (races: RaceWatch[], now = from, settings?: { scratchingValue: number }) =>
+  const pick = (races: RaceWatch[], now = from, settings?: FreshnessSettings, racePicks?: number) =>
     pickNext(
       {
         races,
@@ -163,6 +164,7 @@ describe('pickNext: value per request', () => {
         subscribers: new Map(),
         discoveryDueAt: now + 6000,
         discoveryInFlight: false,
+        racePicks,
       },
       settings,
     );
@@ -185,23 +187,91 @@ describe('pickNext: value per request', () => {
     expect(pick([closed, near])).toMatchObject({ kind: 'race', raceId: b.raceId });
   });
 
+  it('leaves a Closed race to discovery, even with the budget to spare: its results come with Interim, which the listing shows', () => {
+    const closed = fetched(a, { startTime: from - 3 * MIN, status: 'Closed' });
+    expect(pick([closed])).toEqual({ kind: 'idle', until: from + 6000 });
+    expect(pick([{ ...closed, dirty: true }])).toMatchObject({ raceId: a.raceId, urgent: true });
+  });
+
   it('prefers, at equal staleness, the race whose changes are worth more: near the jump over an hour out', () => {
     const near = fetched(a, { startTime: from + 3 * MIN });
     const hourOut = fetched(b, { startTime: from + 50 * MIN });
     expect(pick([hourOut, near])).toMatchObject({ kind: 'race', raceId: a.raceId });
   });
 
-  it('gives a staler race its turn: a race 20 minutes out fetched 5 minutes ago before one near the jump fetched 3 s ago', () => {
+  it('gives a staler race its turn: a race 20 minutes out fetched 5 minutes ago before one near the jump fetched 3 s ago, on a late-scratching turn', () => {
     const near = fetched(a, { startTime: from + 3 * MIN, lastFetchAt: from - 3_000 });
     const warming = fetched(b, { startTime: from + 20 * MIN, lastFetchAt: from - 5 * MIN });
-    expect(pick([near, warming])).toMatchObject({ kind: 'race', raceId: b.raceId });
+    expect(pick([near, warming], from, DEFAULT_SETTINGS, 3)).toMatchObject({
+      kind: 'race',
+      raceId: b.raceId,
+    });
   });
 
-  it('moves the budget from the near-jump race to early scratchings as the scratching value rises', () => {
+  it('gives the early-scratching slice exactly its share of race picks, evenly spread', () => {
+    for (const share of [0.01, 0.12, 0.25, 0.5]) {
+      const turns = Array.from({ length: 1000 }, (_, n) => n).filter((n) => isShareTurn(n, share));
+      expect(turns.length).toBe(Math.round(1000 * share));
+      const gaps = turns.slice(1).map((t, i) => t - turns[i]!);
+      expect(Math.max(...gaps) - Math.min(...gaps)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('on an early-scratching turn, fetches the race 1-3 h out that waited 19 minutes, not the race at its jump', () => {
     const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
-    const far = fetched(b, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * MIN });
-    expect(pick([near, far], from, { scratchingValue: 1 })).toMatchObject({ raceId: a.raceId });
-    expect(pick([near, far], from, { scratchingValue: 64 })).toMatchObject({ raceId: b.raceId });
+    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 19 * MIN });
+    const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 3 * 60 * MIN });
+    const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
+    expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
+    // Within the band's maximum age, the race further out that waited longest goes instead.
+    const fresh = { ...band, lastFetchAt: from - 19 * MIN + 1 };
+    expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
+  });
+
+  it('keeps the early-scratching turn for the next pick when a dirty race goes first', () => {
+    const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
+    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 30 * MIN });
+    const dirty = fetched(c, {
+      startTime: from - 2 * MIN,
+      status: 'Closed',
+      lastFetchAt: from - 5_000,
+      dirty: true,
+    });
+    const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
+    const first = pick([near, band, dirty], from, DEFAULT_SETTINGS, turn);
+    expect(first).toMatchObject({ raceId: c.raceId, urgent: true });
+    expect(usesTurn(first, turn)).toBe(false);
+    // Still the same turn: the race 1-3 h out gets it.
+    expect(pick([near, band, { ...dirty, dirty: false }], from, DEFAULT_SETTINGS, turn)).toMatchObject({
+      raceId: b.raceId,
+    });
+    expect(usesTurn(pick([near], from, DEFAULT_SETTINGS, turn + 1), turn + 1)).toBe(true);
+  });
+
+  it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {
+    const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
+    const late = fetched(b, { startTime: from + 40 * MIN, lastFetchAt: from - 224_999 });
+    const turn = 3; // isShareTurn(3, 1/4): one race pick in four may go to a late-scratching deadline
+    expect(pick([near, late], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
+    const due = { ...late, lastFetchAt: from - 225_000 };
+    expect(pick([near, due], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    expect(pick([near, due], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
+  });
+
+  it('gives a race entering the hour never fetched its first fetch at once, whatever the early share (issue 26)', () => {
+    // Before the slices, at scratching value 0 such a race had weight 0 and never won a pick under a
+    // saturated budget: its late scratchings and an abandonment went into its first document, unseen.
+    const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
+    const unseen = { ...b, status: 'Open', startTime: from + 59 * MIN, discoveredAt: from - 3 * 60 * MIN };
+    const settings = { ...DEFAULT_SETTINGS, earlyScratchingShare: 0.01 };
+    expect(pick([near, unseen], from, settings, 3)).toMatchObject({ raceId: b.raceId });
+  });
+
+  it('weighs a race at or past its advertised start twice: its jump and most of its moves are due', () => {
+    const before = fetched(a, { startTime: from + 30_000, lastFetchAt: from - 8_000 });
+    const past = fetched(b, { startTime: from - 30_000, lastFetchAt: from - 6_000 });
+    expect(pick([before, past])).toMatchObject({ raceId: b.raceId });
   });
 
   it('never fetches a race hours away sooner than its minimum interval, even with nothing else to do', () => {
