@@ -90,6 +90,10 @@ function describe(err: unknown, config: Config | undefined): StartupFailure {
       `REDIS_URL=${maskUrlCredentials(config.REDIS_URL ?? '')}: Redis did not answer (${oneLine(String(e.message))}). Fix: start Redis, or set REDIS_URL to a reachable one`,
     );
   }
+  if (e?.code === 'RW_SECRETS_KEY_WRONG' || e?.code === 'RW_SECRETS_KEY_MISSING') {
+    // The key is a setting: like any bad setting, exit 2.
+    return { lines: [oneLine(String(e.message))], exitCode: 2 };
+  }
   if (e?.code === 'RW_REDIS_VOLATILE') {
     return line(
       `${e.message}. Fix: turn persistence on in Redis (appendonly yes, or a save schedule), or set REDIS_ALLOW_VOLATILE=true to accept that loss`,

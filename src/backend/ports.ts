@@ -31,6 +31,7 @@ export interface BackendOptions {
     | 'LEASE_UNSAFE_TRUST_MS'
     | 'RACING_API_MAX_RPM'
     | 'RACING_API_URL'
+    | 'SECRETS_KEY'
   >;
   /** Race time (the simulator may run it faster). */
   clock: Clock;

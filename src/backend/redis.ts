@@ -11,6 +11,7 @@ import { leaseLeadership } from '../cluster/leadership.js';
 import { createLease } from '../cluster/lease.js';
 import { createSharedRaceView } from '../cluster/shared-race-view.js';
 import { createRedisOutbox } from '../delivery/webhooks/redis-outbox.js';
+import { secretCodec } from '../delivery/webhooks/secret-codec.js';
 import { createRedisEventLog } from '../store/redis/redis-event-log.js';
 import { createRedisRateWindow } from '../upstream/redis-rate-window.js';
 import type { Backend, BackendFactory } from './ports.js';
@@ -134,7 +135,13 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     log,
     bus,
     webhookStore: {
-      outbox: createRedisOutbox({ redis, prefix, now: () => wallClock.now(), fenceKey: lease.tokenKey }),
+      outbox: createRedisOutbox({
+        redis,
+        prefix,
+        now: () => wallClock.now(),
+        fenceKey: lease.tokenKey,
+        secrets: secretCodec(config.SECRETS_KEY),
+      }),
       feed: log.feed,
       restored: () => generation.restored(),
     },
