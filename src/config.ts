@@ -79,6 +79,11 @@ export const SETTINGS = {
     'Redis for STORE=redis, e.g. redis://127.0.0.1:6379 (may carry a password: never logged)',
   ],
   REDIS_PREFIX: [text, 'racewire:', 'Prefix of every Redis key and channel of this deployment'],
+  REDIS_ALLOW_VOLATILE: [
+    bool,
+    'false',
+    'STORE=redis: start on a Redis that keeps nothing across its restart (neither appendonly nor save on), whose restart loses every webhook endpoint and secret; false: such a Redis stops the start (tests and demos set true)',
+  ],
   NODE_ID: [
     spec(
       z
@@ -164,6 +169,17 @@ export const SETTINGS = {
     undefined,
     'Bearer token a scraper must send for /metrics, at least 16 characters (secret); unset: /metrics is open',
   ],
+  SECRETS_KEY: [
+    spec(
+      z
+        .string()
+        .regex(/^[0-9a-fA-F]{64}$/)
+        .optional(),
+      '64 hex characters (32 bytes), e.g. the output of openssl rand -hex 32',
+    ),
+    undefined,
+    'Key that encrypts webhook endpoint secrets at rest (AES-256-GCM; secret): losing it loses the endpoints, and it cannot be changed in place (docs/operations.md); unset: secrets stored in plain text',
+  ],
   WEBHOOK_ALLOW_PRIVATE: [
     bool,
     'false',
@@ -245,7 +261,7 @@ type Settings = typeof SETTINGS;
 export type Config = { [K in keyof Settings]: z.output<Settings[K][0]['schema']> };
 
 /** Settings whose values are secrets: an error says how long the value is, never what it is. */
-const SECRET = new Set<string>(['RACING_API_KEY', 'API_KEYS', 'ADMIN_TOKEN', 'METRICS_TOKEN']);
+const SECRET = new Set<string>(['RACING_API_KEY', 'API_KEYS', 'ADMIN_TOKEN', 'METRICS_TOKEN', 'SECRETS_KEY']);
 
 /** Every URL in `text` with its user and password masked (`redis://***@host:6379`), parsable or not. */
 export const maskUrlCredentials = (text: string) =>

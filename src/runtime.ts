@@ -16,6 +16,7 @@ import { registerDeliveryMetrics } from './delivery/core/metrics.js';
 import { redactValue } from './delivery/core/redact.js';
 import { registerSseEndpoint } from './delivery/sse/endpoint.js';
 import { registerWebhooks } from './delivery/webhooks/index.js';
+import { requireSecretsOpen } from './delivery/webhooks/secret-codec.js';
 import { registerWebSocketGateway } from './delivery/ws/gateway.js';
 import { startUpstream, type UpstreamKind } from './embedded/upstream.js';
 import { buildApp } from './http/app.js';
@@ -92,6 +93,14 @@ export async function startRacewire(opts: {
     localSubscribers,
     freshness: () => freshnessOf(role.poller()),
   });
+  try {
+    await requireSecretsOpen(backend.webhookStore.outbox, (err) =>
+      logger.warn({ err: err.message }, 'webhook secrets not checked against SECRETS_KEY yet'),
+    );
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
   const { log, bus } = backend;
   const cluster = backend.distributed ? backend.status : undefined;
   const metrics = createMetrics(backend.distributed ? backend.nodeId : undefined);

@@ -43,7 +43,13 @@ const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 export function describeStartupFailure(err: unknown, config: Config | undefined): StartupFailure {
   const failure = describe(err, config);
   // Whatever a dependency put in its message: no URL password, no secret setting's value.
-  const secrets = [config?.ADMIN_TOKEN, config?.RACING_API_KEY, ...parseApiKeys(config?.API_KEYS).keys()];
+  const secrets = [
+    config?.ADMIN_TOKEN,
+    config?.RACING_API_KEY,
+    config?.METRICS_TOKEN,
+    config?.SECRETS_KEY,
+    ...parseApiKeys(config?.API_KEYS).keys(),
+  ];
   const scrub = (line: string) =>
     secrets.reduce<string>((text, secret) => (secret ? text.split(secret).join('[redacted]') : text), line);
   return { ...failure, lines: failure.lines.map((line) => scrub(maskUrlCredentials(line))) };
@@ -82,6 +88,15 @@ function describe(err: unknown, config: Config | undefined): StartupFailure {
   ) {
     return line(
       `REDIS_URL=${maskUrlCredentials(config.REDIS_URL ?? '')}: Redis did not answer (${oneLine(String(e.message))}). Fix: start Redis, or set REDIS_URL to a reachable one`,
+    );
+  }
+  if (e?.code === 'RW_SECRETS_KEY_WRONG' || e?.code === 'RW_SECRETS_KEY_MISSING') {
+    // The key is a setting: like any bad setting, exit 2.
+    return { lines: [oneLine(String(e.message))], exitCode: 2 };
+  }
+  if (e?.code === 'RW_REDIS_VOLATILE') {
+    return line(
+      `${e.message}. Fix: turn persistence on in Redis (appendonly yes, or a save schedule), or set REDIS_ALLOW_VOLATILE=true to accept that loss`,
     );
   }
   if (e?.code === 'RW_BOARD_MISSING') return line(oneLine(String(e.message)));

@@ -14,6 +14,7 @@ import type { ReadinessCheck } from '../http/health.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import type { RateWindow } from '../upstream/rate-window.js';
+import type { DataLoss } from './redis-generation.js';
 
 export type Driver = 'memory' | 'sqlite' | 'redis';
 
@@ -24,11 +25,13 @@ export interface BackendOptions {
     | 'EVENT_LOG_WINDOW'
     | 'REDIS_URL'
     | 'REDIS_PREFIX'
+    | 'REDIS_ALLOW_VOLATILE'
     | 'NODE_ID'
     | 'LEASE_TTL_MS'
     | 'LEASE_UNSAFE_TRUST_MS'
     | 'RACING_API_MAX_RPM'
     | 'RACING_API_URL'
+    | 'SECRETS_KEY'
   >;
   /** Race time (the simulator may run it faster). */
   clock: Clock;
@@ -46,6 +49,10 @@ export interface NodeStatus {
   node: string;
   leader: boolean;
   redisUp: boolean;
+  /** STORE=redis: the data loss this node noticed (a wiped or replaced Redis), until an operator restores. */
+  dataLost?: DataLoss | null;
+  /** STORE=redis: data losses this node noticed since it started. */
+  dataLosses?: number;
 }
 
 export interface Backend {

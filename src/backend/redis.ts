@@ -11,9 +11,12 @@ import { leaseLeadership } from '../cluster/leadership.js';
 import { createLease } from '../cluster/lease.js';
 import { createSharedRaceView } from '../cluster/shared-race-view.js';
 import { createRedisOutbox } from '../delivery/webhooks/redis-outbox.js';
+import { secretCodec } from '../delivery/webhooks/secret-codec.js';
 import { createRedisEventLog } from '../store/redis/redis-event-log.js';
 import { createRedisRateWindow } from '../upstream/redis-rate-window.js';
 import type { Backend, BackendFactory } from './ports.js';
+import { watchGeneration } from './redis-generation.js';
+import { requirePersistence } from './redis-persistence.js';
 import { defaultNodeId } from './single-node.js';
 import { watchWrites } from './write-health.js';
 
@@ -44,6 +47,15 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
         logger.warn({ client: name, err: err.message }, 'redis error');
     });
   }
+
+  try {
+    await requirePersistence(redis, config.REDIS_ALLOW_VOLATILE, logger);
+  } catch (err) {
+    redis.disconnect();
+    sub.disconnect();
+    throw err;
+  }
+  const generation = watchGeneration({ redis, key: `${prefix}generation`, wall: wallClock, logger });
 
   // One key is the lease's token counter and the fence mark the log and the outbox check (see lease.ts).
   const lease = createLease({
@@ -107,8 +119,13 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
       await clock.sleep(state.intervalMs, stop.signal).catch(() => {});
     }
   })();
-  // Other nodes' batches arrive only once subscribed; do not hold the start for an absent Redis.
-  await Promise.race([bus.ready, new Promise((r) => setTimeout(r, 2_000).unref())]);
+  // Other nodes' batches arrive only once subscribed, and a loss is seen only once the generation was read
+  // (readiness reads it again every second); do not hold the start for an absent Redis.
+  const firstLook = generation.check().then(
+    () => {},
+    (err: Error) => logger.warn({ err: err.message }, 'redis generation not read yet'),
+  );
+  await Promise.race([Promise.all([bus.ready, firstLook]), new Promise((r) => setTimeout(r, 2_000).unref())]);
   await view.refresh().catch((err) => logger.warn({ err }, 'no shared race view yet'));
 
   return {
@@ -118,8 +135,15 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     log,
     bus,
     webhookStore: {
-      outbox: createRedisOutbox({ redis, prefix, now: () => wallClock.now(), fenceKey: lease.tokenKey }),
+      outbox: createRedisOutbox({
+        redis,
+        prefix,
+        now: () => wallClock.now(),
+        fenceKey: lease.tokenKey,
+        secrets: secretCodec(config.SECRETS_KEY),
+      }),
       feed: log.feed,
+      restored: () => generation.restored(),
     },
     leadership,
     requestWindow: writes.gate(
@@ -147,8 +171,26 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
           return { ok: true, detail: { node: nodeId, leader: lease.isLeader(), nodes: state.nodes() } };
         },
       },
+      {
+        name: 'redis-data',
+        check: async () => {
+          const { id, lost } = await generation.check();
+          if (!lost) return { ok: true, detail: { generation: id } };
+          return {
+            ok: false,
+            detail: {
+              ...lost,
+              since: new Date(lost.since).toISOString(),
+              fix: 'restore the webhook endpoints: PUT /v1/webhooks/endpoints:export (docs/operations.md)',
+            },
+          };
+        },
+      },
     ],
-    status: () => ({ node: nodeId, leader: lease.isLeader(), redisUp: up }),
+    status: () => {
+      const { lost, losses } = generation.status();
+      return { node: nodeId, leader: lease.isLeader(), redisUp: up, dataLost: lost, dataLosses: losses };
+    },
     async close() {
       stop.abort();
       await syncLoop;

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { createMemoryBus } from '../bus/bus.js';
 import { alwaysLeader } from '../cluster/leadership.js';
 import { createSqliteOutbox } from '../delivery/webhooks/outbox.js';
+import { secretCodec } from '../delivery/webhooks/secret-codec.js';
 import {
   createMemoryEventLog,
   createSqliteEventLog,
@@ -35,7 +36,10 @@ function singleNode(
   const { db } = parts;
   const nodeId = config.NODE_ID ?? defaultNodeId();
   const leadership = alwaysLeader(logger);
-  const outbox = createSqliteOutbox(db, { now: () => wallClock.now() });
+  const outbox = createSqliteOutbox(db, {
+    now: () => wallClock.now(),
+    secrets: secretCodec(config.SECRETS_KEY),
+  });
   // The probe writes one row of the outbox's state table: the same database file as the log.
   const probeWrite = db.prepare(`INSERT INTO webhook_state (key, value) VALUES ('write_probe', ?)
     ON CONFLICT (key) DO UPDATE SET value = excluded.value`);

@@ -37,8 +37,13 @@ export function bindMetricSources(metrics: Metrics, c: MetricComponents): () => 
   const cluster = c.cluster;
   if (cluster) {
     metrics.sources.cluster = async () => {
-      const { leader, redisUp } = cluster();
-      return { leader, redisUp: redisUp && !(await depth.get()).stale };
+      const { leader, redisUp, dataLost, dataLosses } = cluster();
+      return {
+        leader,
+        redisUp: redisUp && !(await depth.get()).stale,
+        dataLost: Boolean(dataLost),
+        dataLosses: dataLosses ?? 0,
+      };
     };
   }
   metrics.sources.discoveryFailingDays = () => c.discovery()?.failing.length;

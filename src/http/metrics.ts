@@ -12,8 +12,9 @@ export interface MetricSources {
   budget?: () => { used: number; left: number; queued: number };
   staleness?: () => Iterable<{ raceId: string; ms: number }>;
   outboxDepth?: () => number | Promise<number>;
-  /** STORE=redis: whether this node holds the poller lease, and whether Redis answers. */
-  cluster?: () => Promise<{ leader: boolean; redisUp: boolean }>;
+  /** STORE=redis: whether this node holds the poller lease, whether Redis answers, and the data losses it
+   * noticed (a wiped or replaced Redis: src/backend/redis-generation.ts). */
+  cluster?: () => Promise<{ leader: boolean; redisUp: boolean; dataLost: boolean; dataLosses: number }>;
   /** Days of the discovery window whose last refresh failed (undefined while this node does not poll). */
   discoveryFailingDays?: () => number | undefined;
 }
@@ -145,6 +146,28 @@ export function createMetrics(node?: string) {
     async collect() {
       const c = await sources.cluster?.();
       if (c) this.set(c.redisUp ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'racewire_redis_data_lost',
+    help: 'STORE=redis: 1 from a Redis data loss this node noticed (wiped or replaced) until an operator restores the webhook endpoints',
+    registers: [registry],
+    async collect() {
+      const c = await sources.cluster?.();
+      if (c) this.set(c.dataLost ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'racewire_redis_data_losses_total',
+    help: 'STORE=redis: Redis data losses (wiped or replaced) this node noticed',
+    registers: [registry],
+    async collect() {
+      const c = await sources.cluster?.();
+      // The count lives with the generation watch; the counter mirrors it on scrape.
+      if (c) {
+        this.reset();
+        this.inc(c.dataLosses);
+      }
     },
   });
   return metrics;

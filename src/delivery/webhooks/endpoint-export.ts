@@ -3,7 +3,8 @@
  * that lost its data (a Redis restarted without persistence) loses the endpoints and their secrets; an
  * export kept by the operator brings them back with the same ids and secrets, so receivers keep verifying
  * (docs/operations.md). Admin only, like the rest of the endpoints API (the caller's guard applies). A
- * restore keeps an endpoint that exists already and creates the others; the URL is checked again.
+ * restore keeps an endpoint that exists already and creates the others; the URL is checked again. A restore
+ * ends the "data lost" state of a wiped Redis (src/backend/redis-generation.ts), for every node.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -21,7 +22,13 @@ export const endpointsExport = z.strictObject({ endpoints: z.array(exportedEndpo
 
 export function endpointExportRoutes(
   app: FastifyInstance,
-  deps: { outbox: Outbox; checkUrl: (url: string) => Promise<string>; notClosing: () => void },
+  deps: {
+    outbox: Outbox;
+    checkUrl: (url: string) => Promise<string>;
+    notClosing: () => void;
+    /** A restore (even of no endpoint) tells the store its loss is dealt with (WebhookStore.restored). */
+    restored?: () => Promise<void>;
+  },
 ): void {
   const tags = ['webhooks'];
   // `::` is fastify's escape for a literal colon in a path.
@@ -65,6 +72,7 @@ export function endpointExportRoutes(
         await deps.outbox.createEndpoint({ ...e, url: await deps.checkUrl(e.url) });
         created.push(e.id);
       }
+      await deps.restored?.();
       return { created, kept };
     },
   );

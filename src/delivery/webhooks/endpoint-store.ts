@@ -4,6 +4,7 @@
  */
 import type { Database } from '../../store/sqlite/database.js';
 import { type Endpoint, type EndpointWithSecrets, type Row, toEndpoint } from './outbox-rows.js';
+import { openSecrets, type SecretCodec } from './secret-codec.js';
 
 export type EndpointPatch = Partial<
   Pick<Endpoint, 'url' | 'description' | 'eventTypes' | 'filters' | 'enabled'>
@@ -12,8 +13,9 @@ export type NewEndpoint = Omit<Endpoint, 'createdAt' | 'updatedAt' | 'disabledRe
   secret: string;
 };
 
-/** The stored fields of a new endpoint: SQLite columns and Redis hash fields have the same names. */
-export const newEndpointFields = (e: NewEndpoint) => ({
+/** The stored fields of a new endpoint, its secret sealed: SQLite columns and Redis hash fields have the
+ * same names. */
+export const newEndpointFields = (e: NewEndpoint, secrets: SecretCodec) => ({
   id: e.id,
   url: e.url,
   kind: e.kind,
@@ -21,7 +23,7 @@ export const newEndpointFields = (e: NewEndpoint) => ({
   event_types: JSON.stringify(e.eventTypes),
   filters: JSON.stringify(e.filters),
   enabled: e.enabled ? 1 : 0,
-  secret: e.secret,
+  secret: secrets.seal(e.id, e.secret),
 });
 
 /** The stored fields a patch sets, by name, leaving out what it does not change. */
@@ -36,7 +38,7 @@ export function patchedFields(patch: EndpointPatch): Array<[column: string, valu
   return columns.flatMap(([column, value]) => (value === undefined ? [] : [[column, value]]));
 }
 
-export function createEndpointStore(db: Database, now: () => number) {
+export function createEndpointStore(db: Database, now: () => number, secrets: SecretCodec) {
   const s = {
     enabled: db.prepare('SELECT * FROM webhook_endpoints WHERE enabled = 1'),
     all: db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id'),
@@ -61,18 +63,19 @@ export function createEndpointStore(db: Database, now: () => number) {
       COALESCE(SUM(enabled = 0), 0) AS disabled FROM webhook_endpoints`),
   };
 
+  const read = (r: Row) => openSecrets(secrets, toEndpoint(r));
   const endpoint = (id: string): EndpointWithSecrets | undefined => {
     const r = s.one.get(id) as Row | undefined;
-    return r && toEndpoint(r);
+    return r && read(r);
   };
 
   return {
     endpoint,
-    listEndpoints: (): EndpointWithSecrets[] => (s.all.all() as Row[]).map(toEndpoint),
-    enabledEndpoints: (): EndpointWithSecrets[] => (s.enabled.all() as Row[]).map(toEndpoint),
+    listEndpoints: (): EndpointWithSecrets[] => (s.all.all() as Row[]).map(read),
+    enabledEndpoints: (): EndpointWithSecrets[] => (s.enabled.all() as Row[]).map(read),
 
     createEndpoint(e: NewEndpoint): EndpointWithSecrets {
-      s.insert.run({ ...newEndpointFields(e), now: now() });
+      s.insert.run({ ...newEndpointFields(e, secrets), now: now() });
       return endpoint(e.id) as EndpointWithSecrets;
     },
 
@@ -94,7 +97,8 @@ export function createEndpointStore(db: Database, now: () => number) {
 
     rotateSecret(id: string, secret: string, overlapMs: number): EndpointWithSecrets | undefined {
       const at = now();
-      return s.rotate.run(at + overlapMs, secret, at, id).changes === 0 ? undefined : endpoint(id);
+      const sealed = secrets.seal(id, secret);
+      return s.rotate.run(at + overlapMs, sealed, at, id).changes === 0 ? undefined : endpoint(id);
     },
 
     disableRow: (id: string, reason: string) => void s.disable.run(reason, now(), id),

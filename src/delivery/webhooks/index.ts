@@ -32,6 +32,9 @@ export type { Outbox } from './outbox-port.js';
 export interface WebhookStore {
   outbox: Outbox;
   feed: EventFeed;
+  /** An operator restored the endpoints from an export: a store that noticed it lost its data (a wiped
+   * Redis) stops saying so. Absent where a loss is not detected (SQLite, memory). */
+  restored?: () => Promise<void>;
 }
 
 export interface WebhookDeps {
@@ -134,6 +137,7 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
         now,
         kick: dispatcher.kick,
         isClosing: () => closing,
+        restored: deps.store.restored,
       }),
     { prefix: '/v1/webhooks' },
   );

@@ -33,6 +33,7 @@ import {
 } from './outbox-rows.js';
 import { OUTBOX_MIGRATIONS } from './outbox-schema.js';
 import type { EndpointKind } from './retry-policy.js';
+import { plainSecrets, type SecretCodec } from './secret-codec.js';
 
 export type { Attempt, Delivery, DeliveryStatus, Endpoint, EndpointWithSecrets } from './outbox-rows.js';
 export { newEndpointId, publicEndpoint, RESPONSE_BODY_LIMIT } from './outbox-rows.js';
@@ -42,6 +43,8 @@ export interface OutboxOptions {
   format?: BodyFormatter;
   /** Time of created/updated stamps. @default Date.now */
   now?: () => number;
+  /** How endpoint secrets are stored (SECRETS_KEY). @default plainSecrets */
+  secrets?: SecretCodec;
 }
 
 type Async<T> = {
@@ -58,7 +61,7 @@ function asyncFacade<T extends Record<string, (...args: never[]) => unknown>>(sy
 export function createSqliteOutbox(db: Database, options: OutboxOptions = {}): Outbox {
   const opts = { format: options.format ?? formatBody, now: options.now ?? Date.now };
   migrate(db, 'webhooks', OUTBOX_MIGRATIONS);
-  const endpoints = createEndpointStore(db, opts.now);
+  const endpoints = createEndpointStore(db, opts.now, options.secrets ?? plainSecrets);
   const { endpoint } = endpoints;
   const s = {
     insertDelivery:

@@ -17,6 +17,7 @@ import {
   updateEndpointScript,
 } from './redis-endpoint-lua.js';
 import { ENDPOINT_FIELDS, endpointFromValues, type OutboxKeys, runScript } from './redis-outbox-keys.js';
+import { openSecrets, type SecretCodec } from './secret-codec.js';
 
 /** Runs a pipeline and answers its replies, rejecting with the first command error. */
 export async function pipelineValues(
@@ -50,21 +51,28 @@ export type RedisEndpoints = Pick<
   enabledEndpoints(): Promise<{ version: string; endpoints: EndpointWithSecrets[] }>;
 };
 
-export function createRedisEndpoints(redis: Redis, keys: OutboxKeys, now: () => number): RedisEndpoints {
+export function createRedisEndpoints(
+  redis: Redis,
+  keys: OutboxKeys,
+  now: () => number,
+  secrets: SecretCodec,
+): RedisEndpoints {
   const run = (what: string, script: Parameters<typeof runScript>[3], args: Array<string | number>) =>
     runScript(redis, keys, what, script, args);
 
+  const read = (values: readonly (string | null)[]) => {
+    const e = endpointFromValues(values);
+    return e && openSecrets(secrets, e);
+  };
   const endpoint = async (id: string) =>
-    endpointFromValues(
-      await redisCall(`endpoint ${id}`, () => redis.hmget(keys.endpoint(id), ...ENDPOINT_FIELDS)),
-    );
+    read(await redisCall(`endpoint ${id}`, () => redis.hmget(keys.endpoint(id), ...ENDPOINT_FIELDS)));
 
   const listEndpoints = async (): Promise<EndpointWithSecrets[]> => {
     const ids = await redisCall('endpoints', () => redis.zrange(keys.endpoints, 0, -1));
     const p = redis.pipeline();
     for (const id of ids) p.hmget(keys.endpoint(id), ...ENDPOINT_FIELDS);
     const rows = await pipelineValues('endpoints', p);
-    return rows.flatMap((values) => endpointFromValues(values as (string | null)[]) ?? []);
+    return rows.flatMap((values) => read(values as (string | null)[]) ?? []);
   };
 
   return {
@@ -82,7 +90,7 @@ export function createRedisEndpoints(redis: Redis, keys: OutboxKeys, now: () => 
       const tx = redis
         .multi()
         .hset(keys.endpoint(e.id), {
-          ...newEndpointFields(e),
+          ...newEndpointFields(e, secrets),
           paused_until: 0,
           created_at: at,
           updated_at: at,
@@ -109,7 +117,8 @@ export function createRedisEndpoints(redis: Redis, keys: OutboxKeys, now: () => 
 
     async rotateSecret(id, secret, overlapMs) {
       const at = now();
-      const found = await run(`rotate secret of ${id}`, rotateScript, [id, secret, at + overlapMs, at]);
+      const sealed = secrets.seal(id, secret);
+      const found = await run(`rotate secret of ${id}`, rotateScript, [id, sealed, at + overlapMs, at]);
       return found === 1 ? endpoint(id) : undefined;
     },
 

@@ -31,6 +31,7 @@ import {
   replayRangeScript,
   replayScript,
 } from './redis-outbox-lua.js';
+import { plainSecrets, type SecretCodec } from './secret-codec.js';
 
 export interface RedisOutboxOptions {
   redis: Redis;
@@ -43,6 +44,8 @@ export interface RedisOutboxOptions {
   /** The fence mark claims are checked against: the lease's token counter (`RedisLease.tokenKey`), shared
    * with the event log. @default `<prefix>fence` */
   fenceKey?: string;
+  /** How endpoint secrets are stored (SECRETS_KEY). @default plainSecrets */
+  secrets?: SecretCodec;
 }
 
 const PRUNE_BATCH = 500;
@@ -54,7 +57,7 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
   const now = opts.now ?? Date.now;
   const keys = outboxKeys(opts.prefix);
   const fenceKey = opts.fenceKey ?? `${opts.prefix}fence`;
-  const endpoints = createRedisEndpoints(redis, keys, now);
+  const endpoints = createRedisEndpoints(redis, keys, now, opts.secrets ?? plainSecrets);
   const run = (what: string, script: Parameters<typeof runScript>[3], args: Array<string | number>) =>
     runScript(redis, keys, what, script, args);
 

@@ -38,6 +38,8 @@ export interface RoutesDeps {
   /** Called after anything was enqueued, to wake the dispatcher. */
   kick: () => void;
   isClosing: () => boolean;
+  /** See WebhookStore.restored. */
+  restored?: () => Promise<void>;
 }
 
 const errors = { 400: jsonSchema(errorView), 401: jsonSchema(errorView), 404: jsonSchema(errorView) };
@@ -61,7 +63,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     if (deps.isClosing()) throw new WebhookError('RW_WEBHOOK_SHUTTING_DOWN');
   };
 
-  endpointExportRoutes(app, { outbox, checkUrl, notClosing });
+  endpointExportRoutes(app, { outbox, checkUrl, notClosing, restored: deps.restored });
 
   const endpointOut = jsonSchema(endpointView, 'output');
   const tags = ['webhooks'];

@@ -21,7 +21,8 @@ export interface OwnRedis {
   close(): Promise<void>;
 }
 
-export async function startOwnRedis(port: number): Promise<OwnRedis> {
+/** `extraArgs` follow the defaults and override them (`--appendonly no`: a Redis that persists nothing). */
+export async function startOwnRedis(port: number, extraArgs: readonly string[] = []): Promise<OwnRedis> {
   const url = `redis://127.0.0.1:${port}`;
   let dir = mkdtempSync(join(tmpdir(), 'racewire-nemesis-redis-'));
   let child: ChildProcess;
@@ -39,6 +40,7 @@ export async function startOwnRedis(port: number): Promise<OwnRedis> {
         'yes',
         '--appendfsync',
         'always',
+        ...extraArgs,
       ],
       { cwd: dir, stdio: 'ignore' },
     );
