@@ -28,9 +28,8 @@ export interface RaceStateLimits {
 /**
  * 16 MiB of document JSON: a real race document with the market members is 20-60 kB, so 300 to 800 races, the
  * races fetched in the last few race-minutes (those near their jump, fetched every few seconds, always among
- * them); a race further ahead, fetched minutes apart, is read back from the log. As objects the documents
- * take two to three times their JSON: at 64 MiB the cache alone held 51 MB of the demo's heap after 14
- * minutes and was still filling (issue 23: the demo within 400 MB).
+ * them); a race further ahead, fetched minutes apart, is read back from the log. At 64 MiB the cache alone
+ * held 51 MB of the demo's heap after 14 minutes and was still filling (issue 23: the demo within 400 MB).
  */
 export const DEFAULT_RACE_CACHE_BYTES = 16 * 1024 * 1024;
 /** 10 minutes of race time after a race settles. */
