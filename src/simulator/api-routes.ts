@@ -16,8 +16,8 @@ import type { SimWorld } from './world.js';
 
 export const API_PREFIX = '/affiliates/v1/racing';
 /**
- * Characters of serialised event payloads kept (~200 KB each): about 40, more than the races near their jump
- * that are asked for again before they change. 150 payloads held 29 MB of the demo's heap (issue 23).
+ * Characters of serialised event payloads kept (~200 KB each, so about 40): the count bound it replaces, 150
+ * payloads, held 29 MB of the demo's heap (issue 23).
  */
 const EVENT_CACHE_CHARS = 8 * 1024 * 1024;
 
