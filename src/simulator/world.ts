@@ -110,7 +110,8 @@ export class SimWorld extends WorldScript {
     // Most recently asked last; the bets are a function of the seed and the race, so a race dropped here
     // gets the same ones back when asked again.
     this.betCache.set(raceId, bets);
-    if (this.betCache.size > BET_CACHE_RACES) this.betCache.delete(this.betCache.keys().next().value as string);
+    if (this.betCache.size > BET_CACHE_RACES)
+      this.betCache.delete(this.betCache.keys().next().value as string);
     return bets;
   }
 
