@@ -118,7 +118,7 @@ export const SETTINGS = {
   ],
   RACE_CACHE_BYTES: [
     int(1, 1_000_000_000_000),
-    '67108864',
+    '16777216',
     'Most bytes (document JSON) of race state the poller keeps in memory; the least recently used goes first and is read back from the log when needed',
   ],
   LOG_LEVEL: [

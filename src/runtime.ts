@@ -227,6 +227,7 @@ export async function startRacewire(opts: {
 
   bindMetricSources(metrics, {
     bus,
+    clock,
     budget: () => limiter.stats(),
     view,
     outboxDepth: async () => (await webhooks.stats()).pending,

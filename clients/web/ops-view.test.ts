@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { behindPlan, budgetText, isBehindPlan, sliceLines, upstreamBadge } from './ops-view.js';
+import { behindPlan, budgetText, isBehindPlan, sliceLines, upstreamBadge, usageText } from './ops-view.js';
 
 const budget = {
   maxPerMinute: 100,
@@ -62,6 +62,17 @@ describe('the operations panel', () => {
     expect(budgetText({ budget: { ...budget, paused: true }, clockSpeed: 1 }).state).toBe(
       'Paused: the racing API answered 429, every request waits.',
     );
+  });
+
+  it('shows the memory and the database bytes in whole MB, and no disk for a store elsewhere', () => {
+    const MiB = 1_048_576;
+    expect(
+      usageText({ rssBytes: 181.6 * MiB, heapUsedBytes: 90.4 * MiB, dataDirBytes: 120.5 * MiB }),
+    ).toEqual({ memory: '182 MB (heap 90 MB)', disk: '121 MB' });
+    expect(usageText({ rssBytes: 300 * MiB, heapUsedBytes: 99.49 * MiB })).toEqual({
+      memory: '300 MB (heap 99 MB)',
+      disk: 'none in DATA_DIR',
+    });
   });
 
   it('badges simulated and replayed data, and nothing for the racing API', () => {

@@ -1,7 +1,7 @@
 /**
- * The operations panel: the upstream budget this minute and what it is for, races watched, data ages against
- * what the scheduler intends, subscribers, webhooks, and with several nodes which one this is and whether it
- * polls.
+ * The operations panel: the upstream budget this minute and what it is for, the memory and disk the process
+ * holds, races watched, data ages against what the scheduler intends, subscribers, webhooks, and with several
+ * nodes which one this is and whether it polls.
  */
 import type { Ops } from './api.js';
 import { fill, h } from './dom.js';
@@ -76,6 +76,20 @@ export function sliceLines(budget: Ops['budget']): { label: string; text: string
   });
 }
 
+/** Whole mebibytes, as `ps` and `du -m` count them: `182 MB`. */
+const mebibytes = (bytes: number) => `${Math.round(bytes / 1_048_576)} MB`;
+
+/**
+ * The process's memory (resident, and of it the V8 heap in use) and the database's bytes on disk; a store
+ * that keeps nothing in DATA_DIR (memory, Redis) has no disk figure here.
+ */
+export function usageText(usage: Ops['process']): { memory: string; disk: string } {
+  return {
+    memory: `${mebibytes(usage.rssBytes)} (heap ${mebibytes(usage.heapUsedBytes)})`,
+    disk: usage.dataDirBytes === undefined ? 'none in DATA_DIR' : mebibytes(usage.dataDirBytes),
+  };
+}
+
 /**
  * The top bar's badge for data that is not the live racing API: simulated (the embedded simulator) or
  * replayed from a recording. None for the racing API.
@@ -104,6 +118,7 @@ export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: str
     typeof selectedStale === 'number' && isBehindPlan(selectedStale, selectedPlan, ops.clockSpeed);
   const text = budgetText(ops);
   const hooks = ops.webhooks;
+  const usage = usageText(ops.process);
   fill(
     root,
     h(
@@ -139,6 +154,8 @@ export function renderOps(root: HTMLElement, ops: Ops | undefined, selected: str
     h(
       'div',
       { class: 'stats' },
+      stat('process memory', usage.memory, 'ops-memory'),
+      stat('database on disk', usage.disk, 'ops-disk'),
       // Races are watched by racewire (it polls them); people and apps are the subscribers below.
       stat('races watched by racewire', ops.races.watched, 'ops-watched'),
       stat('races settled', ops.races.settled, 'ops-settled'),

@@ -4,6 +4,7 @@
  * A store only answers acquire, renew and release.
  */
 import type { Clock } from '../clock.js';
+import { linkSignals } from '../linked-signal.js';
 
 export interface Lease {
   /** Takes the lease when free (or renews it when already ours). True when this node holds it now. */
@@ -127,7 +128,9 @@ export function runLease(
             }
           }
           if (resigning) continue;
-          await clock.sleep(interval, AbortSignal.any([stop.signal, wake.signal])).catch(() => {});
+          const linked = linkSignals(stop.signal, wake.signal);
+          await clock.sleep(interval, linked.signal).catch(() => {});
+          linked.dispose();
         }
       })();
       return async () => {

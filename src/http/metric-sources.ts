@@ -5,11 +5,14 @@ import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
+import type { RaceWatch } from '../watch/race-watch.js';
 import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
 import type { Metrics } from './metrics.js';
 
 export interface MetricComponents {
   bus: Bus;
+  /** Race time: which races are live now. */
+  clock: Clock;
   budget: () => { used: number; left: number; queued: number };
   view: () => RaceView;
   outboxDepth: () => Promise<number>;
@@ -21,14 +24,29 @@ export interface MetricComponents {
   wall: Clock;
 }
 
+/**
+ * A race has a `racewire_race_staleness_seconds` series while it is live: fetched, not Final or Abandoned, and
+ * within LIVE_HORIZON_MS of its advertised start or past it. Races further ahead are fetched minutes apart by
+ * design, and the multi-day window lists about 1,500 of them: their ages are in `/v1/ops` (`staleMs`), so the
+ * number of series follows the races running now, not the days listed.
+ */
+export const LIVE_HORIZON_MS = 60 * 60_000;
+
+export function isLive(race: RaceWatch, now: number): boolean {
+  return (
+    race.lastGoodAt !== undefined && race.finishedAt === undefined && race.startTime - now <= LIVE_HORIZON_MS
+  );
+}
+
 /** Returns a function that stops counting bus entries. */
 export function bindMetricSources(metrics: Metrics, c: MetricComponents): () => void {
   metrics.sources.budget = c.budget;
   metrics.sources.staleness = function* () {
     const current = c.view();
+    const now = c.clock.now();
     for (const race of current.races().values()) {
       const ms = current.staleness(race.raceId);
-      if (ms !== undefined && race.finishedAt === undefined) yield { raceId: race.raceId, ms };
+      if (ms !== undefined && isLive(race, now)) yield { raceId: race.raceId, ms };
     }
   };
   // A scrape during a Redis outage answers the last depth read, and says so with racewire_redis_up 0.

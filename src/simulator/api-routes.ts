@@ -15,8 +15,11 @@ import { toteTick } from './tote.js';
 import type { SimWorld } from './world.js';
 
 export const API_PREFIX = '/affiliates/v1/racing';
-/** Serialised event payloads kept (~200 KB each). */
-const EVENT_CACHE_SIZE = 150;
+/**
+ * Characters of serialised event payloads kept (~200 KB each, so about 40): the count bound it replaces, 150
+ * payloads, held 29 MB of the demo's heap (issue 23).
+ */
+const EVENT_CACHE_CHARS = 8 * 1024 * 1024;
 
 interface Deps {
   world: SimWorld;
@@ -45,6 +48,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
   const { world, clock } = deps;
   // Latest serialised `data` per (race, options, silk base), keyed by what it is a function of.
   const eventCache = new Map<string, { stamp: string; data: string }>();
+  let eventCacheChars = 0;
 
   const meetings = (q: Query, fault: ArmedFault | undefined): Outcome => {
     const now = clock.now();
@@ -113,9 +117,17 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
     if (entry?.stamp !== stamp) {
       const data = eventData({ seed: world.seed, race: r, state, t: now, bets, opts, silkBase });
       entry = { stamp, data: JSON.stringify(data) };
+      const old = eventCache.get(key);
+      if (old) eventCacheChars -= old.data.length;
       eventCache.delete(key);
       eventCache.set(key, entry);
-      if (eventCache.size > EVENT_CACHE_SIZE) eventCache.delete(eventCache.keys().next().value as string);
+      eventCacheChars += entry.data.length;
+      // Oldest first; the entry just made stays even if it alone is over the bound.
+      for (const [k, e] of eventCache) {
+        if (eventCacheChars <= EVENT_CACHE_CHARS || k === key) break;
+        eventCache.delete(k);
+        eventCacheChars -= e.data.length;
+      }
     }
     return {
       title,

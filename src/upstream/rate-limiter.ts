@@ -17,6 +17,7 @@
  */
 import PQueue from 'p-queue';
 import type { Clock } from '../clock.js';
+import { linkSignals } from '../linked-signal.js';
 import type { Logger } from '../logger.js';
 import type { RateLimitInfo } from './response-meta.js';
 
@@ -190,7 +191,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
           ? askedAt + (opts.sharedWindow.sendWithinMs ?? Number.POSITIVE_INFINITY)
           : Number.POSITIVE_INFINITY;
       }
-      const signal = abort ? AbortSignal.any([wake.signal, abort]) : wake.signal;
+      const linked = abort ? linkSignals(wake.signal, abort) : undefined;
+      const signal = linked?.signal ?? wake.signal;
       try {
         if (shared > 0) await clock.sleep(shared, signal);
         else if (wait > 0) await clock.sleep(wait, signal);
@@ -200,6 +202,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
           );
       } catch {
         // poked: re-evaluate
+      } finally {
+        linked?.dispose();
       }
     }
   };

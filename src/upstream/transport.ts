@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
+import { linkSignals } from '../linked-signal.js';
 import {
   BadRequestError,
   HttpError,
@@ -50,7 +51,8 @@ export async function sendOnce(args: {
     },
     () => {}, // the attempt finished first
   );
-  const signal = args.signal ? AbortSignal.any([abort.signal, args.signal]) : abort.signal;
+  const linked = args.signal ? linkSignals(abort.signal, args.signal) : undefined;
+  const signal = linked?.signal ?? abort.signal;
   try {
     const res = await args.fetch(args.url, { method: 'GET', headers: args.headers, signal });
     const text = await res.text();
@@ -61,6 +63,7 @@ export async function sendOnce(args: {
     throw new NetworkError(path, err);
   } finally {
     stopTimer.abort();
+    linked?.dispose();
   }
 }
 

@@ -26,10 +26,12 @@ export interface RaceStateLimits {
 }
 
 /**
- * 64 MiB of document JSON: a real race document with the market members is 20-60 kB, so about 1,500 races,
- * a whole default day's worth of live and recently settled races with room to spare.
+ * 16 MiB of document JSON: a real race document with the market members is 20-60 kB, so 300 to 800 races, the
+ * races fetched in the last few race-minutes (those near their jump, fetched every few seconds, always among
+ * them); a race further ahead, fetched minutes apart, is read back from the log. At 64 MiB the cache alone
+ * held 51 MB of the demo's heap after 14 minutes and was still filling (issue 23: the demo within 400 MB).
  */
-export const DEFAULT_RACE_CACHE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_RACE_CACHE_BYTES = 16 * 1024 * 1024;
 /** 10 minutes of race time after a race settles. */
 export const SETTLED_GRACE_MS = 10 * 60_000;
 

@@ -271,6 +271,11 @@ describe.skipIf(skip)('the live board in a browser', () => {
     expect(await page.locator('[data-testid="ops-watched"] .stat-label').textContent()).toBe(
       'races watched by racewire',
     );
+    // Beside the budget, the process's memory; STORE=memory keeps nothing in DATA_DIR.
+    expect(await page.locator('[data-testid="ops-memory"] .stat-value').textContent()).toMatch(
+      /^[1-9]\d* MB \(heap [1-9]\d* MB\)$/,
+    );
+    expect(await page.locator('[data-testid="ops-disk"] .stat-value').textContent()).toBe('none in DATA_DIR');
     await page.screenshot({ path: `${SHOTS}/board-desktop.png` });
 
     const phone = await browser.newPage({

@@ -118,3 +118,20 @@ describe('bets, in the structures of the real ones', () => {
     for (const id of ids) expect(uuidOf(id)).toMatch(UUID);
   });
 });
+
+describe('the bets a race keeps drawn', () => {
+  it('are the same when a race dropped from the cache is asked again', async () => {
+    const clock = settableClock(Date.parse(`${DAY}T00:00:00Z`));
+    const sim = await createSimulator({ seed: 14, clock, day: DAY, rateLimit: false });
+    const races = sim.world.races.filter((r) => r.meeting.dayKey === DAY && !r.abandoned);
+    expect(races.length).toBeGreaterThan(300);
+    const first = sim.world.bets(races[0]!.id);
+    expect(first.length).toBeGreaterThan(0);
+    // 300 other races push the first out of the 256 kept: it is drawn again, to the same bets.
+    for (const race of races.slice(1, 301)) sim.world.bets(race.id);
+    const again = sim.world.bets(races[0]!.id);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    await sim.close();
+  });
+});
