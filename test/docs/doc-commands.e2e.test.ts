@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type E2eRacewire, pickOpenRace, startE2e, until } from '../e2e/harness.js';
+import { type E2eRacewire, pickFetchedOpenRace, startE2e } from '../e2e/harness.js';
 
 const run = promisify(execFile);
 const FILES = [
@@ -46,13 +46,9 @@ describe('the documented commands', () => {
 
   beforeAll(async () => {
     e2e = await startE2e();
-    ({ raceId, meetingId } = await pickOpenRace(e2e));
-    // The docs fetch the race's document: wait until racewire has fetched it once.
-    await until(
-      async () => (await fetch(`${e2e.url}/v1/races/${raceId}`)).ok || undefined,
-      'the race document',
-    );
-  }, 30_000);
+    // The docs fetch the race's document: take an open race racewire has fetched.
+    ({ raceId, meetingId } = await pickFetchedOpenRace(e2e));
+  }, 90_000);
 
   afterAll(async () => {
     await e2e?.stop();
