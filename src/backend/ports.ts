@@ -10,7 +10,7 @@ import type { Leadership } from '../cluster/leadership.js';
 import type { SharedRaceView } from '../cluster/shared-race-view.js';
 import type { Config } from '../config.js';
 import type { WebhookStore } from '../delivery/webhooks/index.js';
-import type { ReadinessCheck } from '../http/health.js';
+import type { ReadinessCheck } from '../http/readiness-state.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import type { RateWindow } from '../upstream/rate-window.js';
