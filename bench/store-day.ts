@@ -4,7 +4,7 @@
  * real SQLite file in a temporary DATA_DIR. Prints what share of /events payloads were unchanged, the
  * process's CPU time (the simulator's included: compare runs), and the bytes on disk: the file, its WAL, and
  * the pages in use. Then, as the service would a day later: the webhook feed trimmed (as the outbox does once
- * it has read it) and the default retention applied (src/store/retention.ts), with the pages in use after.
+ * it has read it) and the default retention applied (src/cluster/retention.ts), with the pages in use after.
  *
  *   npx tsx bench/store-day.ts [--hours 24] [--from 2026-11-19T14:00:00Z] [--seed 7]
  */
@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { createMemoryBus } from '../src/bus/bus.js';
 import { createManualClock } from '../src/clock.js';
+import { retentionPolicy } from '../src/cluster/retention.js';
 import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
 import { createSimulator } from '../src/simulator/index.js';
 import { createSqliteEventLog, openDatabase } from '../src/store/index.js';
 import { FEED_START } from '../src/store/ports.js';
-import { retentionPolicy } from '../src/store/retention.js';
 import { createRacingClient } from '../src/upstream/client.js';
 import { createRateLimiter } from '../src/upstream/rate-limiter.js';
 import { createPollingRole } from '../src/watch/polling-role.js';

@@ -4,7 +4,9 @@
  * the variable and the fix, and never echoes a secret (secret values are hidden, URL passwords masked).
  * docs/operations.md carries the same table for operators; a test keeps the two in step.
  */
+
 import { z } from 'zod';
+import { ConfigError } from './config-error.js';
 import { MARKET_OPTIONS, type MarketOption } from './watch/market-data.js';
 import { parseMarketThresholds } from './watch/market-thresholds.js';
 
@@ -273,15 +275,6 @@ function shown(name: string, raw: string | undefined): string {
   if (SECRET.has(name)) return ` (${raw.length} characters, hidden)`;
   const value = maskUrlCredentials(raw);
   return `=${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}`;
-}
-
-export class ConfigError extends Error {
-  readonly code = 'RW_CONFIG_INVALID';
-  /** One line each: the setting, what is wrong, and the fix. */
-  constructor(readonly problems: string[]) {
-    super(problems.join('\n'));
-    this.name = this.constructor.name;
-  }
 }
 
 /** Reads and validates every setting; throws ConfigError naming each bad variable and its fix. */

@@ -1,7 +1,7 @@
 /** The process logger: structured pino, with every place a secret can appear redacted. */
 import { createRequire } from 'node:module';
 import { pino } from 'pino';
-import { ConfigError } from './config.js';
+import { ConfigError } from './config-error.js';
 
 export const REDACT_PATHS = [
   'req.headers.authorization',

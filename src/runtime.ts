@@ -9,10 +9,12 @@ import { type Backend, backends } from './backend/index.js';
 import { type Clock, systemClock } from './clock.js';
 import { freshnessOf } from './cluster/cluster-state.js';
 import { inOrder } from './cluster/leadership.js';
+import { createRetention, retentionMetrics } from './cluster/retention.js';
 import { nodeRaceView } from './cluster/shared-race-view.js';
 import { type Config, parseApiKeys } from './config.js';
 import { DeliveryHub } from './delivery/core/hub.js';
 import { registerDeliveryMetrics } from './delivery/core/metrics.js';
+import { createRaceCatalog } from './delivery/core/race-catalog.js';
 import { redactValue } from './delivery/core/redact.js';
 import { registerSseEndpoint } from './delivery/sse/endpoint.js';
 import { registerWebhooks } from './delivery/webhooks/index.js';
@@ -37,12 +39,10 @@ import { createRecentEvents } from './http/recent-events.js';
 import { createLogger, type Logger } from './logger.js';
 import { startRecording } from './replay/index.js';
 import type { Simulator } from './simulator/index.js';
-import { createRetention, retentionMetrics } from './store/retention.js';
 import { createRacingClient, warnIfUnidentified } from './upstream/client.js';
 import { createRateLimiter } from './upstream/rate-limiter.js';
 import { marketEventOptions } from './watch/market-data.js';
 import { createPollingRole } from './watch/polling-role.js';
-import { createRaceCatalog } from './watch/race-catalog.js';
 
 export interface Racewire {
   app: FastifyInstance;

@@ -5,7 +5,8 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Config, ConfigError, maskUrlCredentials, parseApiKeys } from './config.js';
+import { type Config, maskUrlCredentials, parseApiKeys } from './config.js';
+import { ConfigError } from './config-error.js';
 
 export interface StartupFailure {
   /** One line per problem, without the `racewire: ` prefix. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseApiKeys, SETTINGS } from '../src/config.js';
+import { loadConfig, parseApiKeys, SETTINGS } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
 import { configProblems } from './support/config-problems.js';
 
 describe('configuration', () => {

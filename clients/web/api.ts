@@ -1,6 +1,5 @@
-/** The REST views the board reads (src/http/race-routes.ts), validated just enough to render safely. */
-import type { RaceEvent } from '@racewire/client';
-import type { OpsView } from '../../src/http/race-routes.js';
+/** The REST views the board reads (docs/rest.md), validated just enough to render safely. */
+import type { OpsView, RaceEvent } from '@racewire/client';
 
 export interface RaceSummary {
   raceId: string;

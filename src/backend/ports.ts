@@ -4,17 +4,17 @@
  * sqlite (one durable node, the default), redis (several nodes on one Redis). docs/architecture.md has the
  * picture.
  */
+import type { NodeStatus } from '@racewire/client/protocol';
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { Leadership } from '../cluster/leadership.js';
 import type { SharedRaceView } from '../cluster/shared-race-view.js';
 import type { Config } from '../config.js';
 import type { WebhookStore } from '../delivery/webhooks/index.js';
-import type { ReadinessCheck } from '../http/health.js';
+import type { ReadinessCheck } from '../http/readiness-state.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import type { RateWindow } from '../upstream/rate-window.js';
-import type { DataLoss } from './redis-generation.js';
 
 export type Driver = 'memory' | 'sqlite' | 'redis';
 
@@ -44,16 +44,8 @@ export interface BackendOptions {
   freshness: () => { discoveredAt: number | null; lastGoodAt: Record<string, number> };
 }
 
-/** Whether this node leads and whether its store answers, for the ops summary and the metrics. */
-export interface NodeStatus {
-  node: string;
-  leader: boolean;
-  redisUp: boolean;
-  /** STORE=redis: the data loss this node noticed (a wiped or replaced Redis), until an operator restores. */
-  dataLost?: DataLoss | null;
-  /** STORE=redis: data losses this node noticed since it started. */
-  dataLosses?: number;
-}
+/** Whether this node leads and whether its store answers (a wire type of /v1/ops: the SDK declares it). */
+export type { NodeStatus };
 
 export interface Backend {
   readonly driver: Driver;

@@ -10,19 +10,16 @@
  * restored for every node. A node that starts on an empty Redis cannot tell a new deployment from a wiped
  * one: it says which it found in its log, and the nodes already running shout.
  */
+
 import { randomUUID } from 'node:crypto';
+import type { DataLoss } from '@racewire/client/protocol';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { redisCall } from '../store/redis/errors.js';
 
-export interface DataLoss {
-  code: 'RW_REDIS_DATA_LOST';
-  /** wiped: the key was gone (this node made the next one); replaced: another generation was there. */
-  reason: 'wiped' | 'replaced';
-  /** Wall-clock ms when this node noticed. */
-  since: number;
-}
+/** A wire type of /v1/ops: the SDK declares it. */
+export type { DataLoss };
 
 export interface GenerationStatus {
   /** The generation this node trusts; null before Redis first answered. */

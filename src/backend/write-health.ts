@@ -6,7 +6,7 @@
  * probe's or an append's) makes it ready and lets polling resume.
  */
 import type { Clock } from '../clock.js';
-import type { ReadinessCheck } from '../http/health.js';
+import type { ReadinessCheck } from '../http/readiness-state.js';
 import type { Logger } from '../logger.js';
 import { EventLogError } from '../store/errors.js';
 import type { EventLog } from '../store/ports.js';

@@ -4,6 +4,7 @@
  * SIMULATOR_SPEED times real time that resumes, with STORE=sqlite, from the instant kept in DATA_DIR
  * (clock-checkpoint.ts).
  */
+import type { UpstreamKind } from '@racewire/client/protocol';
 import { type Clock, createScaledClock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -11,7 +12,8 @@ import { startReplay } from '../replay/index.js';
 import { createSimulator, type Simulator } from '../simulator/index.js';
 import { type Checkpoints, keepCheckpoints, readCheckpoint } from './clock-checkpoint.js';
 
-export type UpstreamKind = 'racing API' | 'replay' | 'embedded simulator';
+/** A wire type of /v1/ops: the SDK declares it. */
+export type { UpstreamKind };
 
 export interface Upstream {
   /** Base URL including /affiliates/v1/racing. */

@@ -8,12 +8,7 @@ import type { Clock } from '../clock.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
 import type { RaceView } from '../watch/poller.js';
-import { trackReadiness } from './readiness-state.js';
-
-export interface ReadinessCheck {
-  name: string;
-  check: () => Promise<{ ok: boolean; detail?: unknown }> | { ok: boolean; detail?: unknown };
-}
+import { type ReadinessCheck, trackReadiness } from './readiness-state.js';
 
 const checkResult = {
   type: 'object',

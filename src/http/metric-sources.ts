@@ -1,6 +1,6 @@
 /** Binds the gauges collected on scrape (metrics.ts) to the components they describe, and counts bus entries. */
 
-import type { NodeStatus } from '../backend/ports.js';
+import type { NodeStatus } from '@racewire/client/protocol';
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';

@@ -1,7 +1,6 @@
 /** The operations summary (`GET /v1/ops`, the board): each part read from the component it describes. */
-import type { NodeStatus } from '../backend/ports.js';
+import type { NodeStatus, OpsSummary } from '@racewire/client/protocol';
 import type { Clock } from '../clock.js';
-import type { WebhookService } from '../delivery/webhooks/index.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
 import { planBudget } from '../watch/budget-plan.js';
 import type { DiscoveryStatus } from '../watch/discovery-windows.js';
@@ -9,7 +8,6 @@ import { type FreshnessSettings, pollPolicy } from '../watch/poll-policy.js';
 import type { RaceView, SliceCounts } from '../watch/poller.js';
 import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
 import type { ProcessUsage } from './process-usage.js';
-import type { OpsSummary } from './race-routes.js';
 
 /** One transport's subscribers, as the summary reports them. */
 export interface TransportOps {
@@ -32,7 +30,8 @@ export interface OpsSources {
   freshness?: FreshnessSettings;
   ws: () => TransportOps;
   sse: () => TransportOps;
-  webhooks: Pick<WebhookService, 'stats'>;
+  /** The webhook service's figures (delivery/webhooks), as much of them as the summary shows. */
+  webhooks: { stats(): Promise<{ pending: number; failing: number }> };
   /** The process's memory and disk (process-usage.ts). */
   usage: () => ProcessUsage;
   /** Present when several nodes share the backend. */

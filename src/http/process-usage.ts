@@ -3,14 +3,11 @@
  * SQLite store, the bytes of its database files in DATA_DIR (the database, its WAL and shared memory).
  */
 import { statSync } from 'node:fs';
+import type { ProcessUsage } from '@racewire/client/protocol';
 import { databasePath } from '../store/index.js';
 
-export interface ProcessUsage {
-  rssBytes: number;
-  heapUsedBytes: number;
-  /** STORE=sqlite: the database files' bytes on disk; absent with another store. */
-  dataDirBytes?: number;
-}
+/** A wire type of /v1/ops: the SDK declares it. */
+export type { ProcessUsage };
 
 const sizeOf = (path: string): number => {
   try {

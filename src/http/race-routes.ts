@@ -3,58 +3,14 @@
  * document, the recent events, and the operations summary the board shows. Documents are redacted for public
  * callers like WebSocket snapshots. Answers change often, so clients revalidate (`no-cache` + ETag).
  */
+import type { OpsSummary, OpsView } from '@racewire/client/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Upstream } from '../embedded/upstream.js';
 import type { EventLog } from '../store/ports.js';
-import type { DiscoveryStatus } from '../watch/discovery-windows.js';
-import type { RaceView, SliceCounts } from '../watch/poller.js';
+import type { RaceView } from '../watch/poller.js';
 import type { RaceWatch } from '../watch/race-watch.js';
 import { errorSchema } from './errors.js';
-import type { ProcessUsage } from './process-usage.js';
 import type { RecentEvents } from './recent-events.js';
-
-export interface OpsSummary {
-  time: number;
-  clockSpeed: number;
-  /** Requests a minute of the race clock (`clockSpeed` times faster than the wall clock). */
-  budget: {
-    maxPerMinute: number;
-    used: number;
-    left: number;
-    queued: number;
-    /** The upstream answered 429: every request waits (the one state of the budget that is a fault). */
-    paused: boolean;
-    /** The races ask for more than the budget, so the scheduler spends it all: the design, not a fault. */
-    saturated: boolean;
-    /** Discovery's share: one /meetings page per refresh of a live day. */
-    discoveryPerMinute: number;
-    /** Races within 10 min of their start or running, and their planned share of the races' requests. */
-    nearJump: number;
-    nearJumpShare: number;
-    /** Requests a minute by slice of the budget: planned now; spent by this node in the last minute (null: it does not poll). */
-    slices: { planned: SliceCounts; spent: SliceCounts | null };
-  };
-  /** For each race still to fetch that has data, the interval (ms, race clock) the scheduler intends for it now. */
-  plannedMs: Record<string, number>;
-  races: { watched: number; settled: number };
-  ws: { connections: number; subscribers: number; slowDisconnects: number };
-  sse: { connections: number; subscribers: number; slowDisconnects: number };
-  /** `stale`: the store did not answer in time (Redis away); the figures are the last read. */
-  webhooks: { pending: number; failing: number; stale?: true };
-  /** This node's discovery while it polls, else null: failing days (code, message) and alarms. */
-  discovery: DiscoveryStatus | null;
-  /** This process's memory and, with STORE=sqlite, its database's bytes on disk (process-usage.ts). */
-  process: ProcessUsage;
-  /** STORE=redis: this node, whether it holds the poller lease, and whether Redis answers. */
-  cluster?: { node: string; leader: boolean; redisUp: boolean };
-}
-
-/**
- * `/v1/ops`: the summary, plus the age (ms) of each unfinished race's last usable data. The ages change on
- * every request, so they live here and not in `/v1/meetings`, whose ETag then holds while the day does not
- * change. `upstream` says where the data comes from, so the board can say when it is simulated.
- */
-export type OpsView = OpsSummary & { staleMs: Record<string, number>; upstream: Upstream['kind'] };
 
 export interface RaceRoutesDeps {
   /** The races this node knows now (the poller's, or the leader's as shared through Redis). */

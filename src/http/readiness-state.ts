@@ -7,7 +7,12 @@
 import type { Clock } from '../clock.js';
 import { createWakeLoop } from '../wake-loop.js';
 import { withinDeadline } from './deadline.js';
-import type { ReadinessCheck } from './health.js';
+
+/** One readiness check: a name for `/readyz` and how to run it. */
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<{ ok: boolean; detail?: unknown }> | { ok: boolean; detail?: unknown };
+}
 
 export type CheckResult = { ok: boolean; detail?: unknown };
 

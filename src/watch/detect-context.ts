@@ -1,21 +1,9 @@
 /**
- * What every detector shares: options, and the race and runner context copied into event payloads. Only
+ * What every detector shares: the race and runner context copied into event payloads. Only
  * public fields are read here, so no partner-only field can reach an event.
  */
 import type { RaceContext, RunnerRef } from '@racewire/client/protocol';
-import type { MarketDetectOptions } from './detect-market.js';
 import type { DocRunner, RaceDocument } from './normalise.js';
-
-export interface DetectOptions {
-  /** A price move of at least this many percent is `significant`. Default 10. */
-  significantMovePct?: number;
-  /** A scratching within this many hours before the advertised start (or after it) is `late`. Default 12. */
-  lateScratchHours?: number;
-  /** When the change was observed (ms since epoch); the scratch time when upstream gives none. */
-  observedAt?: number;
-  /** Thresholds and money memory of the market events (detect-market.ts). */
-  market?: Omit<MarketDetectOptions, 'observedAt'>;
-}
 
 export const DEFAULT_SIGNIFICANT_MOVE_PCT = 10;
 export const DEFAULT_LATE_SCRATCH_HOURS = 12;

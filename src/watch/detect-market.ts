@@ -6,18 +6,10 @@
 import type { DetectedRaceEvent, MarketEntrant, RaceContext, RunnerRef } from '@racewire/client/protocol';
 import { detectBigBets } from './detect-bets.js';
 import { byRunnerNumber, finite, isRecord, runnerRef, runnersOf, str } from './detect-context.js';
+import type { MarketDetectOptions } from './detect-options.js';
 import { detectPriceMoves, flucsOf } from './detect-price-moves.js';
-import { DEFAULT_MARKET_THRESHOLDS, type MarketThresholds } from './market-thresholds.js';
-import type { MoneyMemory } from './money-flow.js';
+import { DEFAULT_MARKET_THRESHOLDS } from './market-thresholds.js';
 import type { DocRunner, RaceDocument } from './normalise.js';
-
-export interface MarketDetectOptions {
-  thresholds?: MarketThresholds;
-  /** The race's money memory; without one there is no `market.money_flow`. */
-  money?: MoneyMemory;
-  /** Race time of the observation (ms), for the money memory. */
-  observedAt?: number;
-}
 
 interface Mover {
   entrant: MarketEntrant;

@@ -8,12 +8,12 @@ import type { NewEntry } from '../events/envelope.js';
 import {
   byRunnerNumber,
   DEFAULT_SIGNIFICANT_MOVE_PCT,
-  type DetectOptions,
   finite,
   isRecord,
   runnerRef,
   runnersOf,
 } from './detect-context.js';
+import type { DetectOptions } from './detect-options.js';
 import type { DocRunner, RaceDocument } from './normalise.js';
 
 export const ODDS_MARKETS: readonly OddsMarket[] = ['fixed_win', 'fixed_place', 'pool_win', 'pool_place'];

@@ -6,12 +6,12 @@ import type { DetectedRaceEvent, RaceContext } from '@racewire/client/protocol';
 import {
   byRunnerNumber,
   DEFAULT_LATE_SCRATCH_HOURS,
-  type DetectOptions,
   finite,
   runnerRef,
   runnersOf,
   str,
 } from './detect-context.js';
+import type { DetectOptions } from './detect-options.js';
 import type { DocRunner, RaceDocument } from './normalise.js';
 
 /** Upstream's scratch time in ms: `scratch_time` (Unix seconds, 0 when unset), else `scr_time` (ISO). */

@@ -5,15 +5,16 @@
  * with no events).
  */
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
-import { type DetectOptions, raceContext } from './detect-context.js';
+import { raceContext } from './detect-context.js';
 import { detectMarketEvents } from './detect-market.js';
 import { detectFavouriteChange, detectOddsChanges } from './detect-odds.js';
+import type { DetectOptions } from './detect-options.js';
 import { detectRaceChanges } from './detect-race.js';
 import { detectDividendChanges, detectResultChanges } from './detect-results.js';
 import { detectRunnerChanges } from './detect-runners.js';
 import type { RaceDocument } from './normalise.js';
 
-export type { DetectOptions } from './detect-context.js';
+export type { DetectOptions } from './detect-options.js';
 
 export function detectEvents(
   prev: RaceDocument,

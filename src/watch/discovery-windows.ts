@@ -19,6 +19,7 @@
  *
  * A day never listed is due at once; a failed refresh is retried after a back-off.
  */
+import type { DiscoveryStatus } from '@racewire/client/protocol';
 import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 
 const MINUTE = 60_000;
@@ -53,14 +54,8 @@ export interface DayWindow {
   alarm?: { code: string; message: string };
 }
 
-/** Discovery's health as /readyz and /v1/ops show it: failing while any day's last refresh failed. */
-export interface DiscoveryStatus {
-  ok: boolean;
-  /** Days whose last refresh failed: the error's code and message, failures in a row, since when. */
-  failing: { date: string; code: string; message: string; failures: number; failedAt: string }[];
-  /** Days whose last complete refresh raised an alarm. */
-  alarms: { date: string; code: string; message: string; refreshedAt: string }[];
-}
+/** Discovery's health as /readyz and /v1/ops show it (a wire type: the SDK declares it). */
+export type { DiscoveryStatus };
 
 export interface Cadences {
   liveIntervalMs: number;

@@ -25,7 +25,8 @@ import {
   meetingPages,
 } from './meetings-pager.js';
 import { pollPolicy, SLICES, type Slice, sliceOf } from './poll-policy.js';
-import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
+import type { RaceOutcome } from './race-pipeline.js';
+import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 import { type Pick, pickNext, type SchedulerInput, usesTurn } from './scheduler.js';
 import type { UnchangedSkip } from './unchanged-skip.js';
 
@@ -38,20 +39,6 @@ interface SourceOptions {
 export interface RaceSource {
   meetings(query: MeetingsPageQuery, opts?: SourceOptions): Promise<MeetingsResponse>;
   event(id: string, opts?: EventOptions & SourceOptions): Promise<EventResponse>;
-}
-
-/** What became of one fetched payload, as the race pipeline reports it. */
-export interface RaceOutcome {
-  kind: 'changed' | 'unchanged' | 'rejected';
-  /** Why a payload was rejected (`runners_missing`, `stale`, ...). */
-  code?: string;
-  /** Rows the payload's validation dropped (logged by the pipeline; counted by the caller). */
-  droppedRows?: DroppedRow[];
-  /** Status and dividend stage of the race's current document, when it has one. */
-  status?: string;
-  dividends?: DividendStage;
-  /** Claims wait for confirmation (trust.ts): the same payload must be processed again to confirm them. */
-  pending?: boolean;
 }
 
 export interface PollerDeps {

@@ -10,14 +10,28 @@ import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
-import type { EventResponse } from '../upstream/schemas.js';
+import type { DroppedRow, EventResponse } from '../upstream/schemas.js';
 import { reportedFavourite } from './detect-odds.js';
 import type { MarketThresholds } from './market-thresholds.js';
 import { MoneyMemory } from './money-flow.js';
-import type { RaceOutcome } from './poller.js';
 import { createRaceStates, type RaceState, type RaceStateLimits } from './race-states.js';
+import type { DividendStage } from './race-watch.js';
 import { type RaceDocument, type TrustState, trackRace } from './track-race.js';
 import { resumedTrust } from './trust.js';
+
+/** What became of one fetched payload, as the race pipeline reports it. */
+export interface RaceOutcome {
+  kind: 'changed' | 'unchanged' | 'rejected';
+  /** Why a payload was rejected (`runners_missing`, `stale`, ...). */
+  code?: string;
+  /** Rows the payload's validation dropped (logged by the pipeline; counted by the caller). */
+  droppedRows?: DroppedRow[];
+  /** Status and dividend stage of the race's current document, when it has one. */
+  status?: string;
+  dividends?: DividendStage;
+  /** Claims wait for confirmation (trust.ts): the same payload must be processed again to confirm them. */
+  pending?: boolean;
+}
 
 export interface RacePipeline {
   process(raceId: string, payload: EventResponse): Promise<RaceOutcome>;

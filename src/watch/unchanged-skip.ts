@@ -10,7 +10,7 @@
 import { LRUCache } from 'lru-cache';
 import type { ConditionalEvent, EventOptions } from '../upstream/client.js';
 import type { EventResponse } from '../upstream/schemas.js';
-import type { RaceOutcome } from './poller.js';
+import type { RaceOutcome } from './race-pipeline.js';
 
 /** The racing client's conditional fetch. */
 export interface ConditionalEventSource {

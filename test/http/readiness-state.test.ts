@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
-import type { ReadinessCheck } from '../../src/http/health.js';
+import type { ReadinessCheck } from '../../src/http/readiness-state.js';
 import { trackReadiness } from '../../src/http/readiness-state.js';
 
 describe('readiness kept in the background', () => {

@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RACE_ID, RECORDING, recordingText } from '../fixtures/recordings/build-awapuni.js';
 
-const main = fileURLToPath(new URL('../../src/simulator/main.ts', import.meta.url));
+const main = fileURLToPath(new URL('../../src/serve-simulator.ts', import.meta.url));
 let child: ChildProcess | undefined;
 afterAll(() => {
   child?.kill('SIGKILL');

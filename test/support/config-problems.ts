@@ -1,4 +1,5 @@
-import { type ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import type { ConfigError } from '../../src/config-error.js';
 
 /** The lines `loadConfig` refuses `env` with; empty when it accepts it. */
 export function configProblems(env: Record<string, string>): string[] {

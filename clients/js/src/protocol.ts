@@ -5,3 +5,4 @@
 export * from './envelope.js';
 export * from './event-types.js';
 export * from './messages.js';
+export * from './rest-views.js';

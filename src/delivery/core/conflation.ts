@@ -13,7 +13,7 @@ import { compactOps } from './compact-ops.js';
 import { entryMessage, opsFor } from './entry-messages.js';
 import { type Outgoing, outgoing } from './outgoing.js';
 import type { Session, StreamState } from './session.js';
-import { type AttachContext, fillGap, resyncStream } from './stream-attach.js';
+import { type AttachContext, fillGap, type Merged, resyncStream } from './stream-attach.js';
 import { type StreamOptions, variantKey } from './stream-options.js';
 
 export function holdForConflation(
@@ -90,12 +90,6 @@ export function flushHeld(ctx: AttachContext, session: Session, stream: StreamId
   if (merged.frames.length === 0 || !session.send(merged.frames).ok) return;
   state.lastSeq = entries.at(-1)!.seq;
   state.documentSeq = merged.documentSeq;
-}
-
-export interface Merged {
-  frames: Outgoing[];
-  /** The client's document version once it applied them. */
-  documentSeq: number;
 }
 
 /**

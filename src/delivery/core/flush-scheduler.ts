@@ -4,12 +4,10 @@
  * replay pages) in turn up to a byte budget, the rest on the following turn. So one turn never copies a
  * storm's worth of snapshots into sockets while another client's ping waits.
  */
-import type { Session } from './session.js';
+import { type Session, SMALL_BYTES } from './session.js';
 
 /** Bytes written per event-loop turn to connections with a lot queued. */
 export const TURN_BUDGET_BYTES = 1024 * 1024;
-/** A connection with at most this queued is served every turn (and a batch this small may be written at once). */
-export const SMALL_BYTES = 16 * 1024;
 /** Most written to one connection per turn (at least one message). */
 const SLICE_BYTES = 256 * 1024;
 

@@ -12,12 +12,14 @@ import type { Clock } from '../../clock.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
 import type { Principal, Scope } from './auth.js';
 import type { ParsedChannel } from './channels.js';
-import { SMALL_BYTES } from './flush-scheduler.js';
 import type { DeliveryLimits } from './limits.js';
 import type { Outgoing } from './outgoing.js';
 import type { Sink } from './sink.js';
 import type { StreamOptions } from './stream-options.js';
 import { currentTurn } from './turn.js';
+
+/** A connection with at most this queued is served every turn (and a batch this small may be written at once). */
+export const SMALL_BYTES = 16 * 1024;
 
 export interface StreamState {
   /**

@@ -9,7 +9,6 @@
 import type { StreamPosition } from '@racewire/client/protocol';
 import type { Clock } from '../../clock.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
-import type { Merged } from './conflation.js';
 import { entryOutgoing } from './entry-messages.js';
 import { type DeliveryLimits, MAX_ATTACH_RETRY_MS } from './limits.js';
 import { type Outgoing, outgoing, snapshotOutgoing } from './outgoing.js';
@@ -18,6 +17,13 @@ import type { ReplaySource } from './replay-source.js';
 import type { Session, StreamState } from './session.js';
 import type { SnapshotSource } from './snapshot-source.js';
 import type { StreamOptions } from './stream-options.js';
+
+/** Conflation's messages for held entries (conflation.ts `mergeHeld`), shared by subscribers at one position. */
+export interface Merged {
+  frames: Outgoing[];
+  /** The client's document version once it applied them. */
+  documentSeq: number;
+}
 
 export interface AttachContext {
   registry: Registry;

@@ -3,15 +3,14 @@
  * the delivery tables and adds what touches both (re-enabling, disabling, deleting).
  */
 import type { Database } from '../../store/sqlite/database.js';
-import { type Endpoint, type EndpointWithSecrets, type Row, toEndpoint } from './outbox-rows.js';
+import {
+  type EndpointPatch,
+  type EndpointWithSecrets,
+  type NewEndpoint,
+  type Row,
+  toEndpoint,
+} from './outbox-rows.js';
 import { openSecrets, type SecretCodec } from './secret-codec.js';
-
-export type EndpointPatch = Partial<
-  Pick<Endpoint, 'url' | 'description' | 'eventTypes' | 'filters' | 'enabled'>
->;
-export type NewEndpoint = Omit<Endpoint, 'createdAt' | 'updatedAt' | 'disabledReason' | 'failingSince'> & {
-  secret: string;
-};
 
 /** The stored fields of a new endpoint, its secret sealed: SQLite columns and Redis hash fields have the
  * same names. */

@@ -28,9 +28,15 @@
  *   nor duplicates a delivery, and (endpoint, event id) is enqueued at most once.
  */
 import type { RaceEvent } from '../../events/envelope.js';
-import type { EndpointPatch, NewEndpoint } from './endpoint-store.js';
 import type { PlannedDelivery } from './enqueue-plan.js';
-import type { Attempt, Delivery, DeliveryStatus, EndpointWithSecrets } from './outbox-rows.js';
+import type {
+  Attempt,
+  Delivery,
+  DeliveryStatus,
+  EndpointPatch,
+  EndpointWithSecrets,
+  NewEndpoint,
+} from './outbox-rows.js';
 
 export interface AttemptRecord {
   at: number;

@@ -25,6 +25,14 @@ export interface EndpointWithSecrets extends Endpoint {
   pausedUntil: number;
 }
 
+/** What an endpoint's creator gives, and what an update may change. */
+export type EndpointPatch = Partial<
+  Pick<Endpoint, 'url' | 'description' | 'eventTypes' | 'filters' | 'enabled'>
+>;
+export type NewEndpoint = Omit<Endpoint, 'createdAt' | 'updatedAt' | 'disabledReason' | 'failingSince'> & {
+  secret: string;
+};
+
 export type DeliveryStatus = 'pending' | 'in_flight' | 'delivered' | 'failed';
 
 export interface Delivery {

@@ -8,7 +8,7 @@ import type { RaceEvent } from '../../events/envelope.js';
 import { FEED_START } from '../../store/ports.js';
 import type { Database } from '../../store/sqlite/database.js';
 import { migrate } from '../../store/sqlite/migrate.js';
-import { createEndpointStore, type EndpointPatch, type NewEndpoint } from './endpoint-store.js';
+import { createEndpointStore } from './endpoint-store.js';
 import { formatBody } from './formatters/index.js';
 import type {
   AttemptRecord,
@@ -19,6 +19,7 @@ import type {
   NextState,
   Outbox,
 } from './outbox-port.js';
+import type { EndpointPatch, NewEndpoint } from './outbox-rows.js';
 import {
   type Attempt,
   type BodyFormatter,

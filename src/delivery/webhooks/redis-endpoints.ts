@@ -5,9 +5,9 @@
  */
 import type { Redis } from 'ioredis';
 import { RedisStoreError, redisCall } from '../../store/redis/errors.js';
-import { type EndpointPatch, type NewEndpoint, newEndpointFields, patchedFields } from './endpoint-store.js';
+import { newEndpointFields, patchedFields } from './endpoint-store.js';
 import type { Outbox } from './outbox-port.js';
-import type { EndpointWithSecrets } from './outbox-rows.js';
+import type { EndpointPatch, EndpointWithSecrets, NewEndpoint } from './outbox-rows.js';
 import {
   deleteEndpointScript,
   disableScript,

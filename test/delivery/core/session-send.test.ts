@@ -1,10 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../../src/clock.js';
-import { FlushScheduler, SMALL_BYTES } from '../../../src/delivery/core/flush-scheduler.js';
+import { FlushScheduler } from '../../../src/delivery/core/flush-scheduler.js';
 import { DEFAULT_DELIVERY_LIMITS } from '../../../src/delivery/core/limits.js';
 import { type Outgoing, outgoing } from '../../../src/delivery/core/outgoing.js';
-import { Session } from '../../../src/delivery/core/session.js';
+import { Session, SMALL_BYTES } from '../../../src/delivery/core/session.js';
 import type { Sink } from '../../../src/delivery/core/sink.js';
 
 /** A sink that records each write (the messages' JSON) and asks to wait while `full`. */

@@ -11,8 +11,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
-import type { NewEndpoint } from '../../../src/delivery/webhooks/endpoint-store.js';
 import { createRedisOutbox, createSqliteOutbox, type Outbox } from '../../../src/delivery/webhooks/index.js';
+import type { NewEndpoint } from '../../../src/delivery/webhooks/outbox-rows.js';
 import {
   plainSecrets,
   requireSecretsOpen,

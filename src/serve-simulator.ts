@@ -1,12 +1,13 @@
 /**
  * Standalone simulator: `npm run simulator`.
  * Env: SIMULATOR_PORT (8081), SIMULATOR_SEED (1), SIMULATOR_SPEED (1 = real time).
- * `npm run simulator -- --replay FILE` serves a recording instead (src/replay/cli.ts).
+ * `npm run simulator -- --replay FILE` serves a recording instead (src/replay/cli.ts). An entry point beside
+ * main.ts, not in src/simulator/, because it composes the simulator and the replay (which builds on it).
  */
 import pino from 'pino';
-import { createScaledClock } from '../clock.js';
-import { serveReplayFromArgs } from '../replay/cli.js';
-import { createSimulator } from './index.js';
+import { createScaledClock } from './clock.js';
+import { serveReplayFromArgs } from './replay/cli.js';
+import { createSimulator } from './simulator/index.js';
 
 const logger = pino({ name: 'simulator' });
 if (process.argv.includes('--replay')) await serveReplayFromArgs(process.argv.slice(2), logger);

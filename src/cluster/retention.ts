@@ -1,18 +1,19 @@
 /**
- * Retention, scheduled: a role (src/cluster/leadership.ts) that expires the event log (`EventLog.expire`) once
- * when this node starts leading and then every `intervalMs` of wall time while it leads, so one node of a
+ * Retention, scheduled: a role (leadership.ts) that expires the event log (`EventLog.expire`) once when this
+ * node starts leading and then every `intervalMs` of wall time while it leads, so one node of a
  * deployment does it. The cutoffs are race time, like the `now` of every append they are compared with:
  * `EVENT_LOG_SETTLED_HOURS` and `EVENT_LOG_RETAIN_DAYS` before the race clock's now. A failed run is logged
  * with code `retention_failed`, counted, and tried again at the next interval; it never stops the service.
+ * A leader's job, so it lives here and not in src/store, whose port (`expire`) it only calls.
  */
 import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
-import type { Role } from '../cluster/leadership.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { EventLog, ExpireResult, RetentionPolicy } from '../store/ports.js';
 import { createWakeLoop } from '../wake-loop.js';
-import type { EventLog, ExpireResult, RetentionPolicy } from './ports.js';
+import type { Role } from './leadership.js';
 
 const HOUR_MS = 3_600_000;
 

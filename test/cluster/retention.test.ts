@@ -11,19 +11,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../src/clock.js';
 import { leaseLeadership } from '../../src/cluster/leadership.js';
 import { createMemoryLease, createMemoryLeaseState } from '../../src/cluster/memory-lease.js';
-import { loadConfig } from '../../src/config.js';
-import type { ExpireResult, RetentionPolicy } from '../../src/store/ports.js';
 import {
   createRetention,
   RETENTION_INTERVAL_MS,
   retentionMetrics,
   retentionPolicy,
-} from '../../src/store/retention.js';
+} from '../../src/cluster/retention.js';
+import { loadConfig } from '../../src/config.js';
+import type { ExpireResult, RetentionPolicy } from '../../src/store/ports.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { createSqliteEventLog } from '../../src/store/sqlite/sqlite-event-log.js';
 import { silentLogger } from '../delivery/webhooks/helpers.js';
+import { event, patch, snapshot } from '../store/entry-builders.js';
 import { captureLogs } from '../support/log-capture.js';
-import { event, patch, snapshot } from './entry-builders.js';
 
 const RACE_NOW = Date.parse('2026-11-30T12:00:00.000Z');
 const WALL_NOW = Date.parse('2026-11-25T08:00:00.000Z');

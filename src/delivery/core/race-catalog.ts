@@ -1,6 +1,9 @@
-/** The WebSocket gateway's and REST API's view of the races this node knows (its current race view). */
-import type { RaceCatalog } from '../delivery/core/catalog.js';
-import type { RaceView } from './poller.js';
+/**
+ * The gateway's race catalog (catalog.ts) over the races this node knows (its current race view). Here, beside
+ * the port it fills, so the watch layer below does not import the delivery layer.
+ */
+import type { RaceView } from '../../watch/poller.js';
+import type { RaceCatalog } from './catalog.js';
 
 export function createRaceCatalog(view: () => RaceView): RaceCatalog {
   return {
