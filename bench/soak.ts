@@ -14,7 +14,7 @@
  * stands where DATA_DIR stands for SQLite. `--hours H` stops after H race hours (a cost measurement: the
  * judgements need 3 days and say so). Every race hour a line on stderr gives the trend and the cost: CPU
  * seconds of this process (simulator included) and upstream requests so far. `--max-wall-min M` stops the
- * same way after M minutes of wall time.
+ * same way after M minutes of wall time. `--keep-data-dir yes` leaves DATA_DIR for `bench/log-bytes.ts`.
  *
  * Time moves in steps of --step-ms (both clocks), each once no request is in flight: under the 10 s upstream
  * timeout, so no request times out for a step it waited on.
@@ -44,6 +44,8 @@ const MAX_WALL_MS = Number(args.get('max-wall-min') ?? Number.POSITIVE_INFINITY)
 const RPM = args.get('rpm') ?? '100';
 const SEED = args.get('seed') ?? '1';
 const STEP_MS = Number(args.get('step-ms') ?? 5_000);
+/** `--keep-data-dir yes`: leave DATA_DIR for `bench/log-bytes.ts` instead of removing it at the end. */
+const KEEP_DATA_DIR = args.get('keep-data-dir') === 'yes';
 const DAY_MS = 86_400_000;
 const GB = 1e9;
 
@@ -321,7 +323,8 @@ followers.close();
 await racewire.stop();
 await redis?.stop();
 receiver.close();
-rmSync(dir, { recursive: true, force: true });
+if (KEEP_DATA_DIR) console.log(`DATA_DIR kept: ${dir}`);
+else rmSync(dir, { recursive: true, force: true });
 for (const [text, ok] of judgements) console.log(`${ok ? 'pass' : 'FAIL'}: ${text}`);
 const passed = judgements.filter(([, ok]) => ok).length;
 console.log(`${final.requests} upstream requests, CPU ${cpuS()} s, wall ${wallS()} s`);

@@ -187,6 +187,11 @@ export const SETTINGS = {
     'false',
     'Allow webhook URLs on private/loopback networks (tests, local demos)',
   ],
+  WEBHOOK_RETENTION_HOURS: [
+    int(1, 87_600),
+    '24',
+    'Wall-clock hours a delivered or finally failed webhook delivery (with its attempts) is kept for inspection and replay before it is pruned; owed deliveries are never pruned',
+  ],
   CORS_ORIGINS: [
     spec(
       z

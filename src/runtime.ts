@@ -215,6 +215,7 @@ export async function startRacewire(opts: {
     config: {
       adminToken: config.ADMIN_TOKEN,
       allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE,
+      retentionMs: config.WEBHOOK_RETENTION_HOURS * 3_600_000,
       authFailures,
     },
     onAttempt: (outcome, latencyMs) => {

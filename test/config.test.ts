@@ -60,6 +60,12 @@ describe('configuration', () => {
     expect([custom.EVENT_LOG_SETTLED_HOURS, custom.EVENT_LOG_RETAIN_DAYS]).toEqual([48, 2]);
   });
 
+  it('keeps finished webhook deliveries 24 wall-clock hours unless told otherwise, at least an hour', () => {
+    expect(loadConfig({}).WEBHOOK_RETENTION_HOURS).toBe(24);
+    expect(loadConfig({ WEBHOOK_RETENTION_HOURS: '168' }).WEBHOOK_RETENTION_HOURS).toBe(168);
+    expect(() => loadConfig({ WEBHOOK_RETENTION_HOURS: '0' })).toThrow(ConfigError);
+  });
+
   it('refuses retention settings out of range, or that forget a stream before it settles', () => {
     const problems = (env: Record<string, string>) => {
       try {

@@ -37,7 +37,8 @@ export interface WebhookConfig {
   /** How often the dispatcher looks for due deliveries when nothing wakes it. @default 1000 */
   pollIntervalMs?: number;
   /** How long delivered and failed deliveries (with their attempts) are kept for inspection and replay.
-   * Owed deliveries are never pruned. @default 7 days */
+   * Owed deliveries are never pruned. A day keeps a race day's history for replay while bounding the
+   * outbox (the soak found 7 days let it reach ~56k Redis keys in 1.5 race days). @default 24 h */
   retentionMs?: number;
   /** Longest Retry-After honoured as given; longer values are capped. @default 24 h */
   maxRetryAfterMs?: number;
@@ -66,6 +67,6 @@ export function resolveWebhookConfig(config: WebhookConfig, wall: Clock): Resolv
     chatMinIntervalMs: config.chatMinIntervalMs ?? 1000,
     pollIntervalMs: config.pollIntervalMs ?? 1000,
     maxRetryAfterMs: config.maxRetryAfterMs ?? 24 * HOUR,
-    retentionMs: config.retentionMs ?? 7 * 24 * HOUR,
+    retentionMs: config.retentionMs ?? 24 * HOUR,
   };
 }

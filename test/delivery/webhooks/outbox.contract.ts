@@ -341,6 +341,52 @@ export function outboxContract(name: string, factory: BackendFactory): void {
       expect(await h.service.stats()).toMatchObject({ deliveries: { pending: 1, delivered: 0 } });
     });
 
+    it('prunes a delivered and a finally failed delivery with their attempts, never a pending one', async () => {
+      const day = 24 * 3600_000;
+      await start({
+        respond: (r) =>
+          r.url === '/bad'
+            ? { status: 500 }
+            : r.url === '/held'
+              ? { status: 429, headers: { 'retry-after': String((30 * day) / 1000) } }
+              : { status: 200 },
+        config: { retentionMs: day, retrySchedule: [5_000], maxRetryAfterMs: 30 * day },
+      });
+      const ok = await h.createEndpoint();
+      const bad = await h.createEndpoint({ url: `${h.receiver.url}/bad` });
+      const held = await h.createEndpoint({ url: `${h.receiver.url}/held` });
+      await h.enqueue([eventEntry('race.results', {})]);
+      await h.untilStats((s) => s.deliveries.delivered === 1 && s.inFlight === 0, 'first attempts');
+      await h.idle('recorded');
+      await h.clock.advance(5_000);
+      await h.untilStats((s) => s.deliveries.failed === 1 && s.inFlight === 0, 'bad finally failed');
+      await h.idle('recorded');
+      const [okD] = await h.deliveries(ok.endpoint.id);
+      const [badD] = await h.deliveries(bad.endpoint.id);
+      const [heldD] = await h.deliveries(held.endpoint.id);
+      const outbox = backend.store(() => h.clock.now()).outbox;
+      expect((await outbox.attempts(okD?.id ?? 0)).length).toBe(1);
+      expect((await outbox.attempts(badD?.id ?? 0)).length).toBe(2);
+
+      // Just inside the retention, nothing is pruned; an hour past it, both finished ones are gone.
+      await h.clock.advance(day - 5_000 - 1);
+      await h.idle();
+      expect(await h.service.stats()).toMatchObject({ deliveries: { delivered: 1, failed: 1, pending: 1 } });
+      await h.clock.advance(2 * 3600_000);
+      await h.untilStats((s) => s.deliveries.delivered === 0 && s.deliveries.failed === 0, 'pruned');
+      for (const d of [okD, badD]) {
+        expect(await outbox.delivery(d?.id ?? 0)).toBeUndefined();
+        expect(await outbox.attempts(d?.id ?? 0)).toEqual([]);
+        const gone = await h.app.inject({ method: 'GET', url: `/v1/webhooks/deliveries/${d?.id}` });
+        expect(gone.statusCode).toBe(404);
+      }
+      expect((await h.deliveries(held.endpoint.id)).map((d) => [d.id, d.status, d.attempts])).toEqual([
+        [heldD?.id, 'pending', 1],
+      ]);
+      expect((await outbox.attempts(heldD?.id ?? 0)).map((a) => a.outcome)).toEqual(['retry']);
+      expect(await h.service.stats()).toMatchObject({ deliveries: { pending: 1, delivered: 0, failed: 0 } });
+    });
+
     it('replays one delivery and a time range as new deliveries with the same id and bytes', async () => {
       await start();
       const { endpoint } = await h.createEndpoint();

@@ -49,10 +49,12 @@ async function twoNodes(
   const sentByA: SendRequest[] = [];
   const sentByB: SendRequest[] = [];
   let aLeads = true;
+  // These cases read deliveries back a day later: keep them past the default retention (24 h).
+  const retentionMs = 7 * 24 * 3_600_000;
   const a = await startHarness({
     backend,
     fence: () => (aLeads ? 1 : undefined),
-    ...(opts.aConfig ? { config: opts.aConfig } : {}),
+    config: { retentionMs, ...opts.aConfig },
     send: async (req) => {
       sentByA.push(req);
       return opts.aSend();
@@ -64,6 +66,7 @@ async function twoNodes(
     dispatch: false,
     fence: () => 2,
     clock: a.clock,
+    config: { retentionMs },
     send: async (req) => {
       sentByB.push(req);
       return opts.bSend();
