@@ -7,11 +7,6 @@ local now, limit, perEndpoint = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[5])
 local token = tonumber(ARGV[7])
 local mark = tonumber(redis.call('GET', ARGV[8]) or '0')
 if token and token < mark then return {'fenced', tostring(mark)} end
-local busy = {}
-for _, id in ipairs(redis.call('SMEMBERS', W .. 'inflight')) do
-  local ep = redis.call('HGET', dkey(id), 'endpoint_id')
-  if ep then busy[ep] = (busy[ep] or 0) + 1 end
-end
 local raw = redis.call('ZRANGEBYSCORE', W .. 'due', '-inf', now, 'WITHSCORES', 'LIMIT', 0, ARGV[6])
 local heads = {}
 for i = 1, #raw, 2 do heads[#heads + 1] = {id = raw[i], at = tonumber(raw[i + 1])} end
@@ -23,14 +18,15 @@ local claimed = {'ok'}
 for _, h in ipairs(heads) do
   if (#claimed - 1) / 2 >= limit then break end
   local d = redis.call('HMGET', dkey(h.id), 'endpoint_id', 'stream')
-  local kind = redis.call('HGET', ekey(d[1]), 'kind')
-  local n = busy[d[1]] or 0
-  if kind and n < (kind == 'standard' and perEndpoint or 1) then
-    busy[d[1]] = n + 1
+  -- The endpoint's own count of claims in flight (kept by claim, record, recover): no scan of the index.
+  local e = redis.call('HMGET', ekey(d[1]), 'kind', 'in_flight')
+  local kind = e[1]
+  if kind and num(e[2]) < (kind == 'standard' and perEndpoint or 1) then
+    redis.call('HINCRBY', ekey(d[1]), 'in_flight', 1)
     local claim = redis.call('INCR', W .. 'claims')
     redis.call('HSET', dkey(h.id), 'status', 'in_flight', 'updated_at', now, 'claim', claim, 'claim_fence',
       ARGV[7])
-    redis.call('SADD', W .. 'inflight', h.id)
+    redis.call('ZADD', W .. 'claimed', now, h.id)
     count('pending', -1)
     count('in_flight', 1)
     refreshChain(d[1], d[2])

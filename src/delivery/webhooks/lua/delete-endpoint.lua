@@ -4,7 +4,7 @@ local ep = ARGV[2]
 if redis.call('EXISTS', ekey(ep)) == 0 then return 0 end
 for _, id in ipairs(redis.call('ZRANGE', ekey(ep) .. ':deliveries', 0, -1)) do
   count(redis.call('HGET', dkey(id), 'status'), -1)
-  redis.call('SREM', W .. 'inflight', id)
+  redis.call('ZREM', W .. 'claimed', id)
   redis.call('ZREM', W .. 'due', id)
   redis.call('ZREM', W .. 'finished', id)
   redis.call('DEL', dkey(id), dkey(id) .. ':attempts')

@@ -68,6 +68,14 @@ local function leaveChain(id, ep, stream)
   end
 end
 
+-- Ends a claim: drops it from the claim index and its endpoint's in-flight count. False when it was not held.
+local function unclaim(id, ep)
+  if redis.call('ZREM', W .. 'claimed', id) == 0 then return false end
+  redis.call('HINCRBY', ekey(ep), 'in_flight', -1)
+  count('in_flight', -1)
+  return true
+end
+
 local function setOrDel(key, field, value)
   if value == '' then redis.call('HDEL', key, field) else redis.call('HSET', key, field, value) end
 end

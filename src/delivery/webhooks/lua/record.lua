@@ -14,8 +14,7 @@ redis.call('HSET', dkey(id), 'status', status, 'attempts', num(d[2]) + 1, 'next_
   'updated_at', ARGV[7])
 setOrDel(dkey(id), 'last_status_code', ARGV[8])
 setOrDel(dkey(id), 'last_error', ARGV[9])
-redis.call('SREM', W .. 'inflight', id)
-count('in_flight', -1)
+unclaim(id, d[3])
 count(status, 1)
 if status == 'delivered' or status == 'failed' then
   redis.call('ZADD', W .. 'finished', ARGV[7], id)

@@ -1,12 +1,10 @@
 -- KEYS: none yet; every key is built from W = ARGV[1] (see prelude.lua).
--- ARGV: W, then 'before' and a cutoff (claims made at or before it: a claim is made at its delivery's
--- updated_at), or 'claims' and (id, claim) pairs to release while still held. Answers how many became
+-- ARGV: W, then 'before', a cutoff and a batch (up to `batch` claims made at or before the cutoff, oldest
+-- first, from the claim index `W claimed`; the caller repeats while a full batch came back), or 'claims' and (id, claim) pairs to release while still held. Answers how many became
 -- pending.
 local ids = {}
 if ARGV[2] == 'before' then
-  for _, id in ipairs(redis.call('SMEMBERS', W .. 'inflight')) do
-    if num(redis.call('HGET', dkey(id), 'updated_at')) <= tonumber(ARGV[3]) then ids[#ids + 1] = id end
-  end
+  ids = redis.call('ZRANGEBYSCORE', W .. 'claimed', '-inf', ARGV[3], 'LIMIT', 0, ARGV[4])
 else
   for i = 3, #ARGV, 2 do
     if redis.call('HGET', dkey(ARGV[i]), 'claim') == ARGV[i + 1] then ids[#ids + 1] = ARGV[i] end
@@ -14,12 +12,13 @@ else
 end
 local n = 0
 for _, id in ipairs(ids) do
-  if redis.call('SREM', W .. 'inflight', id) == 1 then
+  local d = redis.call('HMGET', dkey(id), 'endpoint_id', 'stream')
+  if not d[1] then
+    redis.call('ZREM', W .. 'claimed', id)
+  elseif unclaim(id, d[1]) then
     redis.call('HSET', dkey(id), 'status', 'pending')
     redis.call('HDEL', dkey(id), 'claim')
-    count('in_flight', -1)
     count('pending', 1)
-    local d = redis.call('HMGET', dkey(id), 'endpoint_id', 'stream')
     refreshChain(d[1], d[2])
     n = n + 1
   end
