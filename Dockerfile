@@ -19,7 +19,7 @@ RUN npm run build && npm run build -w racewire-tail && npm prune --omit=dev --no
 RUN cd node_modules/better-sqlite3 && mv build/Release/better_sqlite3.node . && rm -rf build deps src \
   && mkdir -p build/Release && mv better_sqlite3.node build/Release/
 
-# Runtime stage: the compiled server and board (dist/, with the simulator's data), production node_modules
+# Runtime stage: the compiled server and board (dist/, with the simulator's data and the Redis Lua scripts), production node_modules
 # and the two workspace packages they link to (built JavaScript only). No sources, no compilers, non-root.
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production PORT=8080 DATA_DIR=/data

@@ -16,7 +16,12 @@ import {
   rotateScript,
   updateEndpointScript,
 } from './redis-endpoint-lua.js';
-import { ENDPOINT_FIELDS, endpointFromValues, type OutboxKeys, runScript } from './redis-outbox-keys.js';
+import {
+  ENDPOINT_FIELDS,
+  endpointFromValues,
+  type OutboxKeys,
+  type OutboxScriptRunner,
+} from './redis-outbox-keys.js';
 import { openSecrets, type SecretCodec } from './secret-codec.js';
 
 /** Runs a pipeline and answers its replies, rejecting with the first command error. */
@@ -56,10 +61,9 @@ export function createRedisEndpoints(
   keys: OutboxKeys,
   now: () => number,
   secrets: SecretCodec,
+  /** Runs an outbox script (the outbox's, which first upgrades the key layout once). */
+  run: OutboxScriptRunner,
 ): RedisEndpoints {
-  const run = (what: string, script: Parameters<typeof runScript>[3], args: Array<string | number>) =>
-    runScript(redis, keys, what, script, args);
-
   const read = (values: readonly (string | null)[]) => {
     const e = endpointFromValues(values);
     return e && openSecrets(secrets, e);

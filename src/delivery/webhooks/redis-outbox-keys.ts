@@ -27,6 +27,12 @@ export function outboxKeys(prefix: string) {
 
 export type OutboxKeys = ReturnType<typeof outboxKeys>;
 
+export type OutboxScriptRunner = (
+  what: string,
+  script: RedisScript,
+  args: Array<string | number>,
+) => Promise<unknown>;
+
 /** Runs an outbox script with the prefix as ARGV[1]; a Redis failure rejects with `redis_unavailable`. */
 export const runScript = (
   redis: Redis,

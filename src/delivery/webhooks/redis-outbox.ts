@@ -19,11 +19,18 @@ import {
   toAttempt,
 } from './outbox-rows.js';
 import { createRedisEndpoints, pipelineValues } from './redis-endpoints.js';
-import { DELIVERY_FIELDS, deliveryFromValues, outboxKeys, runScript } from './redis-outbox-keys.js';
+import {
+  DELIVERY_FIELDS,
+  deliveryFromValues,
+  type OutboxScriptRunner,
+  outboxKeys,
+  runScript,
+} from './redis-outbox-keys.js';
 import {
   claimScript,
   enqueueOneScript,
   feedScript,
+  migrateClaimsScript,
   oldestClaimScript,
   pruneScript,
   recordScript,
@@ -49,6 +56,7 @@ export interface RedisOutboxOptions {
 }
 
 const PRUNE_BATCH = 500;
+const RECOVER_BATCH = 500;
 const LIST_BATCH = 100;
 
 export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
@@ -57,9 +65,21 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
   const now = opts.now ?? Date.now;
   const keys = outboxKeys(opts.prefix);
   const fenceKey = opts.fenceKey ?? `${opts.prefix}fence`;
-  const endpoints = createRedisEndpoints(redis, keys, now, opts.secrets ?? plainSecrets);
-  const run = (what: string, script: Parameters<typeof runScript>[3], args: Array<string | number>) =>
-    runScript(redis, keys, what, script, args);
+  // Keys written before the claim index existed are upgraded once, before this node's first script; a
+  // failed attempt (Redis away) is retried by the next call.
+  let migrated: Promise<unknown> | undefined;
+  const migrate = () => {
+    migrated ??= runScript(redis, keys, 'upgrade the claim index', migrateClaimsScript, []).catch((err) => {
+      migrated = undefined;
+      throw err;
+    });
+    return migrated;
+  };
+  const run: OutboxScriptRunner = async (what, script, args) => {
+    await migrate();
+    return runScript(redis, keys, what, script, args);
+  };
+  const endpoints = createRedisEndpoints(redis, keys, now, opts.secrets ?? plainSecrets, run);
 
   const deliveries = async (ids: readonly (number | string)[]): Promise<Delivery[]> => {
     if (ids.length === 0) return [];
@@ -139,14 +159,20 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
       return applied === 1;
     },
 
-    recoverInFlight: async (which) =>
-      (await run(
-        'recover in-flight deliveries',
-        recoverScript,
-        'claimedBefore' in which
-          ? ['before', which.claimedBefore]
-          : ['claims', ...which.flatMap((c) => [c.id, c.claim])],
-      )) as number,
+    async recoverInFlight(which) {
+      if (!('claimedBefore' in which)) {
+        const pairs = which.flatMap((c) => [c.id, c.claim]);
+        return (await run('recover held claims', recoverScript, ['claims', ...pairs])) as number;
+      }
+      // In batches, each script bounded (ZRANGEBYSCORE ... LIMIT), until a batch comes back short.
+      let total = 0;
+      for (;;) {
+        const args = ['before', which.claimedBefore, RECOVER_BATCH];
+        const n = (await run('recover expired claims', recoverScript, args)) as number;
+        total += n;
+        if (n < RECOVER_BATCH) return total;
+      }
+    },
 
     delivery,
 
