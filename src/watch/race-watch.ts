@@ -31,7 +31,7 @@ export interface RaceWatch {
   failures: number;
   /**
    * The last document left claims waiting for confirmation (trust.ts: a Final with reordered placings after
-   * an upheld protest is held until a second fetch shows it again), so the race is not settled yet.
+   * an upheld protest is held until later payloads confirm it), so the race is not settled yet.
    */
   pending?: boolean;
 }
