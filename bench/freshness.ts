@@ -8,6 +8,7 @@
  * the simulator made the change (its journal), by kind; the floor comes from the same journal.
  *
  *   npx tsx bench/freshness.ts [--hours 1] [--seeds 7,8,9] [--shares 0.12] [--scraper yes] [--rpm 100]
+ *                              [--concurrency 2]
  *
  * Everything runs in one process: the simulator is called through fastify's inject (no sockets), and
  * virtual time moves in 100 ms steps only once the work in flight has settled, so CPU speed does not leak
@@ -53,6 +54,8 @@ const SHARES = arg('shares', String(DEFAULT_SETTINGS.earlyScratchingShare))
   .filter(Boolean)
   .map(Number);
 const WITH_SCRAPER = arg('scraper', 'yes') === 'yes';
+/** The poller's workers (its default, 2, unless asked): the limiter bounds the rate, workers only overlap waits. */
+const CONCURRENCY = Number(arg('concurrency', '2'));
 const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
 const STEP = 100;
@@ -82,6 +85,10 @@ interface RunResult {
   realistic: ReturnType<typeof realisticFloor>;
   interval?: number;
   wallMs: number;
+  /** One line per post-jump change never seen: what the journal and racewire show of its race. */
+  unseen: string[];
+  /** Status changes seen after more than 7 s (the goal): where the wait went. */
+  slowStatus: string[];
 }
 
 async function run(
@@ -97,6 +104,7 @@ async function run(
   const requests: number[] = [];
   const phases: Record<string, number> = {};
   const fetched: Fetched[] = [];
+  const listings: number[] = [];
   const { fetch, inFlight } = createInProcessFetch(sim, (url) => {
     requests.push(clock.now());
     const raceId = /\/events\/([^/?]+)/.exec(url.pathname)?.[1];
@@ -108,6 +116,7 @@ async function run(
       : 'discovery';
     phases[phase] = (phases[phase] ?? 0) + 1;
     if (raceId) fetched.push({ raceId, at: clock.now() });
+    else listings.push(clock.now());
   });
   const limiter = createRateLimiter({ maxPerMinute: RPM, clock });
   const client = createRacingClient({
@@ -130,6 +139,7 @@ async function run(
     subscribers: () => new Map(),
     discoveryIntervalMs,
     strategy,
+    concurrency: CONCURRENCY,
   });
   poller.start();
   while (clock.now() < TO) {
@@ -158,6 +168,8 @@ async function run(
     ),
     interval,
     wallMs: Date.now() - wall,
+    unseen: unseenTraces(journal, entries, fetched),
+    slowStatus: slowStatusTraces(journal, entries, fetched, listings),
   };
 }
 
@@ -178,6 +190,59 @@ function bandGaps(world: SimWorld, fetched: readonly Fetched[]): number[] {
     gaps.push(Math.max(...times.slice(1).map((t, i) => t - times[i]!)));
   }
   return gaps;
+}
+
+/** Minutes into the run, for traces. */
+const at = (ms: number) => `+${((ms - FROM) / MINUTE).toFixed(2)} min`;
+
+/**
+ * Each counted status, results or dividends change racewire never showed, with its race's journal of such
+ * changes, its fetches from a minute before, and the events racewire appended for it: why it was not seen.
+ */
+function unseenTraces(
+  journal: readonly SimChange[],
+  entries: readonly LogEntry[],
+  fetched: readonly Fetched[],
+) {
+  const seen = seenBy(entries);
+  const postJump = (c: SimChange) => c.type === 'status' || c.type === 'results' || c.type === 'dividends';
+  return journal
+    .filter((c) => postJump(c) && c.at >= FROM + WARMUP && c.at <= TO - 5 * MINUTE && seen(c) === undefined)
+    .map((c) => {
+      const changes = journal
+        .filter((j) => j.raceId === c.raceId && postJump(j))
+        .map((j) => `${j.type} ${JSON.stringify(j.detail)} ${at(j.at)}`);
+      const fetches = fetched
+        .filter((f) => f.raceId === c.raceId && f.at >= c.at - MINUTE)
+        .map((f) => at(f.at));
+      const events = entries
+        .filter((e) => e.kind === 'event' && e.event.raceId === c.raceId && e.event.type.startsWith('race.'))
+        .map((e) => (e.kind === 'event' ? `${e.event.type} ${at(Date.parse(e.timestamp))}` : ''));
+      return `${c.type} of ${c.raceId} at ${at(c.at)} never seen; journal: ${changes.join(', ')}; fetches: ${fetches.slice(0, 8).join(' ')}; events: ${events.join(', ')}`;
+    });
+}
+
+/** For each status change seen after more than 7 s: the first listing started after it, and the race's next fetch. */
+function slowStatusTraces(
+  journal: readonly SimChange[],
+  entries: readonly LogEntry[],
+  fetched: readonly Fetched[],
+  listings: readonly number[],
+) {
+  const seen = seenBy(entries);
+  const s = (ms: number | undefined) => (ms === undefined ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+  return journal
+    .filter((c) => c.type === 'status' && c.at >= FROM + WARMUP && c.at <= TO - 5 * MINUTE)
+    .flatMap((c) => {
+      const seenAt = seen(c);
+      if (seenAt !== undefined && seenAt - c.at <= 7_000) return [];
+      const listing = listings.find((t) => t >= c.at);
+      const fetch = fetched.find((f) => f.raceId === c.raceId && f.at >= c.at)?.at;
+      const sub = (t: number | undefined) => (t === undefined ? undefined : t - c.at);
+      return [
+        `status ${JSON.stringify(c.detail)} of ${c.raceId} at ${at(c.at)}: next listing +${s(sub(listing))}, next fetch +${s(sub(fetch))}, seen +${s(sub(seenAt))}`,
+      ];
+    });
 }
 
 /** Which event type shows each kind of simulator change. */
@@ -278,6 +343,8 @@ async function main() {
       console.log(
         `races 1-3 h out (seed ${SEEDS[i]}): ${r.bandGaps.length}, longest wait between visits p95 ${seconds(pct(r.bandGaps, 95))}, max ${seconds(Math.max(...r.bandGaps))}, ${over} over 20 min`,
       );
+      for (const line of r.unseen) console.log(`unseen (seed ${SEEDS[i]}): ${line}`);
+      for (const line of r.slowStatus) console.log(`slow (seed ${SEEDS[i]}): ${line}`);
     }
   }
   console.log(

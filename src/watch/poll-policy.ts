@@ -165,6 +165,9 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
     const confirmed =
       race.lastGoodAt !== undefined && race.finishedAt !== undefined && race.lastGoodAt >= race.finishedAt;
     const settled = race.status === 'Abandoned' || race.dividends === 'final';
+    // A held claim (a Final after an upheld protest: trust.ts) needs the fetch that confirms it, or the Final
+    // and its placings are never published (measured: seed 9 of the freshness bench, two such races).
+    if (race.pending) return { ...none, result: DIVIDENDS_DUE_RATE };
     if (confirmed && (settled || now - (race.finishedAt ?? now) > SETTLE_TIMEOUT_MS)) return null;
     // A race already over when discovery first listed it will change no more: its one baseline fetch is
     // worth nothing to freshness (weight 0: only budget nothing else wants). One that finished while
@@ -173,7 +176,8 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
     return { ...none, result: finishedBeforeSeen ? 0 : DIVIDENDS_DUE_RATE };
   }
   if (race.status === 'Interim') {
-    return { ...none, result: race.dividends === 'none' ? DIVIDENDS_DUE_RATE : FINAL_DUE_RATE };
+    const due = race.dividends === 'none' || race.pending;
+    return { ...none, result: due ? DIVIDENDS_DUE_RATE : FINAL_DUE_RATE };
   }
   // Results come with Interim, which discovery lists (the race is then dirty): nothing to poll for.
   if (race.status === 'Closed') return none;

@@ -252,6 +252,7 @@ export function createPoller(deps: PollerDeps): Poller {
         lastGoodAt: now,
         failures: 0,
         dirty: false,
+        pending: outcome.pending === true,
         ...(status ? { status } : {}),
         dividends: outcome.dividends ?? 'none',
         finishedAt: race?.finishedAt ?? (status && FINISHED_STATUSES.has(status) ? now : undefined),

@@ -29,6 +29,11 @@ export interface RaceWatch {
   finishedAt?: number;
   /** Fetches that failed in a row (bad payload, 5xx, timeout); reset by a good one. */
   failures: number;
+  /**
+   * The last document left claims waiting for confirmation (trust.ts: a Final with reordered placings after
+   * an upheld protest is held until later payloads confirm it), so the race is not settled yet.
+   */
+  pending?: boolean;
 }
 
 export const FINISHED_STATUSES: ReadonlySet<string> = new Set(['Final', 'Abandoned']);

@@ -77,6 +77,25 @@ describe('poller', () => {
     expect(poller.staleness('broken')).toBeUndefined();
   });
 
+  it('records whether the last document left a claim held, so the scheduler fetches the race again', async () => {
+    const clock = createManualClock(T0);
+    const poller = pollerOver(
+      clock,
+      async () => ({ header: { title: 'Event' }, data: {} }) as unknown as EventResponse,
+      async (id) => ({
+        kind: 'changed',
+        status: 'Open',
+        dividends: 'none',
+        ...(id === 'ok' ? { pending: true } : {}),
+      }),
+    );
+    poller.start();
+    await clock.advance(5_000);
+    await poller.stop();
+    expect(poller.races().get('ok')).toMatchObject({ pending: true });
+    expect(poller.races().get('broken')).toMatchObject({ pending: false });
+  });
+
   it('stops at once, dropping requests still waiting for the budget, and makes nothing of them', async () => {
     const clock = createManualClock(T0);
     let onEvent = 0;

@@ -193,6 +193,28 @@ describe('pickNext: value per request', () => {
     expect(pick([{ ...closed, dirty: true }])).toMatchObject({ raceId: a.raceId, urgent: true });
   });
 
+  it('keeps fetching a Final race whose last document left a claim held (a Final after an upheld protest) until it is confirmed', () => {
+    const over = fetched(a, {
+      startTime: from - 20 * MIN,
+      status: 'Final',
+      dividends: 'final',
+      finishedAt: from - 60_000,
+      lastGoodAt: from - 10_000,
+    });
+    // Confirmed and settled: nothing more to fetch.
+    expect(pick([over])).toEqual({ kind: 'idle', until: from + 6000 });
+    // Held: fetched again (before, it was settled and the held Final and placings never went out).
+    expect(pick([{ ...over, pending: true }])).toMatchObject({
+      kind: 'race',
+      raceId: a.raceId,
+      urgent: false,
+    });
+    // Interim with its dividends, a claim held: fetched before a race 50 minutes out (at the dividends' rate).
+    const interim = fetched(a, { startTime: from - 20 * MIN, status: 'Interim', dividends: 'interim' });
+    const hourOut = fetched(b, { startTime: from + 50 * MIN });
+    expect(pick([hourOut, { ...interim, pending: true }])).toMatchObject({ raceId: a.raceId });
+  });
+
   it('prefers, at equal staleness, the race whose changes are worth more: near the jump over an hour out', () => {
     const near = fetched(a, { startTime: from + 3 * MIN });
     const hourOut = fetched(b, { startTime: from + 50 * MIN });
