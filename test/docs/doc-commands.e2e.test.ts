@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type E2eRacewire, pickFetchedOpenRace, startE2e } from '../e2e/harness.js';
+import { type E2eRacewire, pickFetchedOpenRace, startE2e, until } from '../e2e/harness.js';
 
 const run = promisify(execFile);
 const FILES = [
@@ -48,6 +48,9 @@ describe('the documented commands', () => {
     e2e = await startE2e();
     // The docs fetch the race's document: take an open race racewire has fetched.
     ({ raceId, meetingId } = await pickFetchedOpenRace(e2e));
+    // The docs ask /readyz, which answers from its checks' last background run (every second): wait for a
+    // run that has seen the first listing, as a load balancer would before sending traffic.
+    await until(async () => (await fetch(`${e2e.url}/readyz`)).ok || undefined, 'a ready node');
   }, 90_000);
 
   afterAll(async () => {
