@@ -119,18 +119,18 @@ export const pct = (xs: readonly number[], p: number): number => {
 };
 
 /**
- * The floor for near-jump odds: the whole budget spread evenly over the races within 10 minutes of their
- * jump at each instant, so a race there is fetched every 60 x n / rpm seconds (n of them at once) and a
- * change waits uniformly up to that. The distribution is that mixture over the measured changes.
+ * A budget of `perMinute` spread evenly over the races whose window holds each measured near-jump odds
+ * change: a race there is fetched every 60 x n / perMinute seconds (n of them at once) and the change waits
+ * uniformly up to that. The distribution is that mixture over the changes.
  */
-export function nearJumpFloor(
+function evenSpread(
   journal: readonly SimChange[],
-  rpm: number,
+  windows: ReadonlyArray<readonly [number, number]>,
+  closes: ReturnType<typeof closesOf>,
+  perMinute: number,
   from: number,
   to: number,
 ): { p50: number; p95: number; racesMedian: number; racesMax: number } {
-  const closes = closesOf(journal);
-  const windows = [...closes.values()].map((close) => [close - NEAR_JUMP, close] as const);
   const racesAt = (t: number) => windows.filter(([lo, hi]) => t >= lo && t < hi).length;
   const waits: number[] = [];
   const counts: number[] = [];
@@ -139,7 +139,7 @@ export function nearJumpFloor(
     if (bucketOf(change, closes) !== 'odds (last 10 min)') continue;
     const n = racesAt(change.at);
     counts.push(n);
-    const interval = (60_000 * n) / rpm;
+    const interval = (60_000 * n) / perMinute;
     for (let k = 0; k < 20; k++) waits.push((interval * (k + 0.5)) / 20);
   }
   return {
@@ -151,11 +151,26 @@ export function nearJumpFloor(
 }
 
 /**
+ * The floor for near-jump odds: the whole budget spread evenly over the races within 10 minutes of their
+ * jump at each instant (evenSpread).
+ */
+export function nearJumpFloor(
+  journal: readonly SimChange[],
+  rpm: number,
+  from: number,
+  to: number,
+): { p50: number; p95: number; racesMedian: number; racesMax: number } {
+  const closes = closesOf(journal);
+  const windows = [...closes.values()].map((close) => [close - NEAR_JUMP, close] as const);
+  return evenSpread(journal, windows, closes, rpm, from, to);
+}
+
+/**
  * The realistic floor (issue 26): what any poller can do near the jump once the work every poller must also
  * do is paid for (listing every 6 s, post-jump fetches, a visit of each race within the hour every ~285 s:
  * `reservedPerMinute`), with the rest spread evenly over the races that are Open and within 10 minutes of
- * their advertised start or past it, since the real jump is not known in advance. Same mixture as
- * nearJumpFloor, over those races (`startOf`: a race's advertised start).
+ * their advertised start or past it, since the real jump is not known in advance (`startOf`: a race's
+ * advertised start).
  */
 export function realisticFloor(
   journal: readonly SimChange[],
@@ -167,19 +182,8 @@ export function realisticFloor(
 ): { p50: number; p95: number; racesMedian: number } {
   const closes = closesOf(journal);
   const windows = [...closes].map(([raceId, close]) => [startOf(raceId) - NEAR_JUMP, close] as const);
-  const racesAt = (t: number) => windows.filter(([lo, hi]) => t >= lo && t < hi).length;
-  const left = rpm - reservedPerMinute;
-  const waits: number[] = [];
-  const counts: number[] = [];
-  for (const change of journal) {
-    if (change.at < from + WARMUP || change.at > to - TAIL) continue;
-    if (bucketOf(change, closes) !== 'odds (last 10 min)') continue;
-    const n = racesAt(change.at);
-    counts.push(n);
-    const interval = (60_000 * n) / left;
-    for (let k = 0; k < 20; k++) waits.push((interval * (k + 0.5)) / 20);
-  }
-  return { p50: pct(waits, 50), p95: pct(waits, 95), racesMedian: pct(counts, 50) };
+  const { p50, p95, racesMedian } = evenSpread(journal, windows, closes, rpm - reservedPerMinute, from, to);
+  return { p50, p95, racesMedian };
 }
 
 export const seconds = (ms: number): string =>
