@@ -73,35 +73,36 @@ export function detectPriceMoves(
     if (!a || b.is_scratched === true) continue;
     const seen = new Set(flucsOf(a).map((f) => f.timestamp));
     const flucs = flucsOf(b);
-    const latest = flucs.at(-1);
     // Only a fluc this payload brought is news; the history is both documents' flucs (a fluc that slid
-    // out of last_six still counts for the window).
-    if (!latest || seen.has(latest.timestamp)) continue;
-    const history = [...flucsOf(a).filter((f) => !flucs.some((g) => g.timestamp === f.timestamp)), ...flucs];
-    const move = priceMove(
-      history.sort((x, y) => x.at - y.at),
-      latest,
-      th,
-    );
-    if (!move) continue;
-    const windowFrom = Math.max(move.from.at, latest.at - th.priceWindowMinutes * 60_000);
-    out.push({
-      type: move.type,
-      data: {
-        race,
-        runner: runnerRef(b),
-        market: 'fixed_win',
-        from: move.from.price,
-        to: latest.price,
-        changePct: move.changePct,
-        window: {
-          minutes: th.priceWindowMinutes,
-          from: new Date(windowFrom).toISOString(),
-          to: new Date(latest.at).toISOString(),
+    // out of last_six still counts for the window). Each new fluc is judged in turn against the flucs before
+    // it, so the events follow from upstream's flucs alone, not from how often racewire polled: a payload
+    // that brings a plunge and then a small tick back reports the plunge, as two polls would have.
+    const history = [
+      ...flucsOf(a).filter((f) => !flucs.some((g) => g.timestamp === f.timestamp)),
+      ...flucs,
+    ].sort((x, y) => x.at - y.at);
+    for (const latest of flucs.filter((f) => !seen.has(f.timestamp))) {
+      const move = priceMove(history, latest, th);
+      if (!move) continue;
+      const windowFrom = Math.max(move.from.at, latest.at - th.priceWindowMinutes * 60_000);
+      out.push({
+        type: move.type,
+        data: {
+          race,
+          runner: runnerRef(b),
+          market: 'fixed_win',
+          from: move.from.price,
+          to: latest.price,
+          changePct: move.changePct,
+          window: {
+            minutes: th.priceWindowMinutes,
+            from: new Date(windowFrom).toISOString(),
+            to: new Date(latest.at).toISOString(),
+          },
+          flucs: move.flucs.map(point),
         },
-        flucs: move.flucs.map(point),
-      },
-    });
+      });
+    }
   }
   return out;
 }

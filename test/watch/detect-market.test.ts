@@ -71,6 +71,19 @@ describe('odds.plunge and odds.drift', () => {
     expect(steps[2]).toEqual([]);
   });
 
+  it('reports the same plunge when one payload brings both the 11 and the tick back to 13: the flucs decide, not the polling', () => {
+    const open = openPayload();
+    const first = { payload: withFlucs(open, 7, BALLINRAN.slice(0, 2)) };
+    const polledEach = marketSteps([
+      first,
+      { payload: withFlucs(open, 7, BALLINRAN.slice(0, 3)) },
+      { payload: withFlucs(open, 7, BALLINRAN) },
+    ]);
+    const polledOnce = marketSteps([first, { payload: withFlucs(open, 7, BALLINRAN) }]);
+    expect(polledOnce[1]?.map((e) => [e.type, (e.data as Loose).to])).toEqual([['odds.plunge', 11]]);
+    expect(polledOnce[1]).toEqual([...polledEach[1]!, ...polledEach[2]!]);
+  });
+
   it('reports the real drift of Frosbie from 4.6 to 7.5', () => {
     const frosbie: [string, number][] = [
       ['2025-07-15T04:30:44.920955445Z', 3.9],
