@@ -7,13 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { createRedisOutbox } from '../../../src/delivery/webhooks/redis-outbox.js';
+import { describeWithRedis } from '../../support/redis.js';
 import { eventEntry } from './helpers.js';
 
-const url = process.env.REDIS_URL;
-
-if (!url) {
-  it.skip('Redis claim index: skipped because REDIS_URL is unset', () => {});
-} else {
+describeWithRedis('the Redis claim index', (url) => {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   const runPrefix = `racewire-test:${randomUUID()}:`;
   let n = 0;
@@ -99,4 +96,4 @@ if (!url) {
     expect(await upgraded.recoverInFlight({ claimedBefore: 1_000 })).toBe(2);
     expect(await upgraded.counts()).toMatchObject({ pending: 2, in_flight: 0 });
   });
-}
+});
