@@ -71,16 +71,15 @@ export function detectPriceMoves(
     const b = after.get(key)!;
     const a = before.get(key);
     if (!a || b.is_scratched === true) continue;
-    const seen = new Set(flucsOf(a).map((f) => f.timestamp));
+    const earlier = flucsOf(a);
+    const seen = new Set(earlier.map((f) => f.timestamp));
     const flucs = flucsOf(b);
+    const now = new Set(flucs.map((f) => f.timestamp));
     // Only a fluc this payload brought is news; the history is both documents' flucs (a fluc that slid
     // out of last_six still counts for the window). Each new fluc is judged in turn against the flucs before
     // it, so the events follow from upstream's flucs alone, not from how often racewire polled: a payload
     // that brings a plunge and then a small tick back reports the plunge, as two polls would have.
-    const history = [
-      ...flucsOf(a).filter((f) => !flucs.some((g) => g.timestamp === f.timestamp)),
-      ...flucs,
-    ].sort((x, y) => x.at - y.at);
+    const history = [...earlier.filter((f) => !now.has(f.timestamp)), ...flucs].sort((x, y) => x.at - y.at);
     for (const latest of flucs.filter((f) => !seen.has(f.timestamp))) {
       const move = priceMove(history, latest, th);
       if (!move) continue;
