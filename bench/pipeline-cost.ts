@@ -3,7 +3,8 @@
  * 195 KB Awapuni payload with a small change (one runner's fixed win price and a new fluc), alternating
  * between two versions so every iteration is a real change, then the durable append to a SQLite log in a
  * temporary file. Prints median and p95 per payload and each step's share, and the cost of the
- * unchanged-payload check (`dataDigest`) that answers a repeated payload instead of all of these steps.
+ * unchanged-payload check (`dataDigest`) that answers a repeated payload instead of all of these steps, and
+ * the tracker's whole pure step (`trackRace`) on the parsed payload, as the race pipeline calls it.
  * Run: npx tsx bench/pipeline-cost.ts [iterations]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -41,6 +42,8 @@ type Step = (typeof STEPS)[number];
 let prev: RaceDocument = normaliseEvent(eventResponseSchema.parse(JSON.parse(texts[1]!)));
 await log.append('r1', { entries: [{ kind: 'snapshot', document: prev }], document: prev, now: new Date() });
 const totals: number[] = [];
+/** The whole pure tracker step (`trackRace`: assess, normalise, trust, diff, detect) on a parsed payload. */
+const tracker: number[] = [];
 const perStep: Record<Step, number[]> = Object.fromEntries(STEPS.map((s) => [s, []])) as never;
 let sink = 0;
 
@@ -70,6 +73,7 @@ for (let i = 0; i < WARMUP + ITERATIONS; i++) {
   prev = next;
   if (i < WARMUP) continue;
   totals.push(t6 - t0 + (t7 - t6b));
+  tracker.push(t6b - t6);
   const times = [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6b];
   STEPS.forEach((s, k) => {
     perStep[s].push(times[k]!);
@@ -95,6 +99,10 @@ for (const s of STEPS) {
     `  ${s.padEnd(15)} median ${quantile(xs, 0.5).toFixed(3)} ms  p95 ${quantile(xs, 0.95).toFixed(3)} ms  share ${((mean(xs) / totalMean) * 100).toFixed(1)} %`,
   );
 }
+
+console.log(
+  `tracker step (trackRace on the parsed payload): median ${quantile(tracker, 0.5).toFixed(3)} ms  p95 ${quantile(tracker, 0.95).toFixed(3)} ms`,
+);
 
 const digests: number[] = [];
 for (let i = 0; i < WARMUP + ITERATIONS; i++) {
