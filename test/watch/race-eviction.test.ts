@@ -6,7 +6,8 @@ import type { LogEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog } from '../../src/store/index.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
 import { createRacePipeline } from '../../src/watch/race-pipeline.js';
-import { createRaceStates, isSettled, SETTLED_GRACE_MS } from '../../src/watch/race-states.js';
+import { createRaceStates, isSettled, SETTLED_GRACE_MS, stateBytes } from '../../src/watch/race-states.js';
+import { resumedState } from '../../src/watch/track-race.js';
 import { change, type Loose, openPayload, RACE_ID, realPayload, runner } from './support.js';
 
 const logger = pino({ level: 'silent' });
@@ -90,12 +91,12 @@ describe('race state cache', () => {
 
   it('keeps the least recently used races within its byte bound', () => {
     const clock = createManualClock(0);
-    const document = { race: { status: 'Open' }, pad: 'x'.repeat(100) } as Loose;
-    const bytes = JSON.stringify(document).length;
+    const state = resumedState({ race: { status: 'Open' }, pad: 'x'.repeat(100) } as Loose);
+    const bytes = stateBytes(state);
     const states = createRaceStates(clock, { maxBytes: bytes * 3 });
-    for (const id of ['a', 'b', 'c']) states.set(id, { document, money: {} as Loose });
+    for (const id of ['a', 'b', 'c']) states.set(id, state);
     states.get('a');
-    states.set('d', { document, money: {} as Loose });
+    states.set('d', state);
     expect(states.stats()).toEqual({ races: 3, bytes: bytes * 3 });
     expect(['a', 'b', 'c', 'd'].filter((id) => states.get(id))).toEqual(['a', 'c', 'd']);
   });
