@@ -20,9 +20,9 @@ export interface RaceStateLimits {
 }
 
 /**
- * 16 MiB of race state, nearly all document JSON: a real race document with the market members is 20-60 kB, so 300 to 800 races, the
- * races fetched in the last few race-minutes (those near their jump, fetched every few seconds, always among
- * them); a race further ahead, fetched minutes apart, is read back from the log. At 64 MiB the cache alone
+ * 16 MiB of race state, nearly all document JSON: a real race document with the market members is 20-60 kB,
+ * so 300 to 800 races, the races fetched in the last few race-minutes (those near their jump, fetched every
+ * few seconds, always among them); a race further ahead, fetched minutes apart, is read back from the log. At 64 MiB the cache alone
  * held 51 MB of the demo's heap after 14 minutes and was still filling (issue 23: the demo within 400 MB).
  */
 export const DEFAULT_RACE_CACHE_BYTES = 16 * 1024 * 1024;

@@ -100,6 +100,25 @@ describe('race state cache', () => {
     expect(states.stats()).toEqual({ races: 3, bytes: bytes * 3 });
     expect(['a', 'b', 'c', 'd'].filter((id) => states.get(id))).toEqual(['a', 'c', 'd']);
   });
+  it('sizes a state by its document, its trust state and its money memory', () => {
+    const document = { race: { status: 'Open' }, pad: 'x'.repeat(100) } as Loose;
+    const plain = resumedState(document);
+    const claim = { seen: 'absent', count: 1, since: 0 };
+    const money = new Map([
+      [
+        'e-1',
+        [
+          { at: 1, share: 2 },
+          { at: 2, share: 3 },
+        ],
+      ],
+    ]);
+    const busy = { ...plain, trust: { pending: { '/runners/1': claim } }, money, digest: 'abc' };
+    expect(stateBytes(plain)).toBe(JSON.stringify(document).length + JSON.stringify(plain.trust).length);
+    expect(stateBytes(busy)).toBe(
+      JSON.stringify(document).length + JSON.stringify(busy.trust).length + 'e-1'.length + 2 * 32 + 3,
+    );
+  });
 });
 
 describe('race pipeline: memory released', () => {
