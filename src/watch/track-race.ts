@@ -134,17 +134,7 @@ export function trackRace(
   const generatedTime = payload.header?.generated_time;
   const order = generatedTime === undefined ? trust.generatedTime : generatedTime;
   const observed = normaliseEvent(payload);
-  if (!state) {
-    const first: RaceState = {
-      document: observed,
-      trust: { generatedTime: order, pending: {} },
-      money: EMPTY_MONEY,
-      favourite: favouriteOf(observed)?.key ?? null,
-      digest: opts.digest,
-    };
-    const entries: NewEntry[] = [{ kind: 'snapshot', document: observed }];
-    return { state: first, entries, outcome: { kind: 'changed', ...dropped(payload), ...summary(observed) } };
-  }
+  if (!state) return firstSight(observed, { generatedTime: order, pending: {} }, payload, opts.digest);
   const prev = state.document;
 
   const { document, pending, held } = reconcile(prev, observed, trust, {
@@ -193,6 +183,21 @@ export function trackRace(
     entries.push({ kind: 'event', event: { type: event.type, data: event.data, meetingId, raceId } });
   }
   return { state: next, entries, outcome };
+}
+
+/** A race's first observation: a snapshot, and the state it starts. */
+function firstSight(
+  document: RaceDocument,
+  trust: TrustState,
+  payload: EventResponse,
+  digest: string | undefined,
+): TrackResult {
+  const favourite = favouriteOf(document)?.key ?? null;
+  return {
+    state: { document, trust, money: EMPTY_MONEY, favourite, digest },
+    entries: [{ kind: 'snapshot', document }],
+    outcome: { kind: 'changed', ...dropped(payload), ...summary(document) },
+  };
 }
 
 /** Why the payload is refused (nothing of it is used), or undefined when it is usable. */
