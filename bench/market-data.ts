@@ -14,9 +14,10 @@ import type { Clock } from '../src/clock.js';
 import { createSimulator } from '../src/simulator/index.js';
 import { eventResponseSchema } from '../src/upstream/schemas.js';
 import { detectEvents } from '../src/watch/detect.js';
+import { favouriteOf } from '../src/watch/detect-odds.js';
 import { diffDocuments, shouldSnapshot } from '../src/watch/diff.js';
 import { DEFAULT_MARKET_THRESHOLDS } from '../src/watch/market-thresholds.js';
-import { MoneyMemory } from '../src/watch/money-flow.js';
+import { EMPTY_MONEY } from '../src/watch/money-flow.js';
 import { assessPayload, normaliseEvent, type RaceDocument } from '../src/watch/normalise.js';
 
 const RACES = Number(process.argv[2] ?? 40);
@@ -51,7 +52,7 @@ for (const race of races) {
     [`enc=json&${OPTIONS}`, market],
   ] as const) {
     let prev: RaceDocument | undefined;
-    const money = new MoneyMemory();
+    let money = EMPTY_MONEY;
     for (t = close - WINDOW; t <= close; t += STEP) {
       const res = await sim.app.inject({ method: 'GET', url: `${API}/events/${race.id}?${query}` });
       const text = res.body;
@@ -61,12 +62,16 @@ for (const race of races) {
       const next = normaliseEvent(payload);
       const ops = prev ? diffDocuments(prev, next) : [];
       const snap = prev ? shouldSnapshot(ops, next) : true;
-      const events = prev
-        ? detectEvents(prev, next, {
-            observedAt: t,
-            market: { thresholds: DEFAULT_MARKET_THRESHOLDS, money },
-          })
-        : [];
+      const detected = prev
+        ? detectEvents(
+            prev,
+            next,
+            { observedAt: t, market: { thresholds: DEFAULT_MARKET_THRESHOLDS } },
+            { favourite: favouriteOf(prev)?.key ?? null, money },
+          )
+        : { events: [], money };
+      const events = detected.events;
+      money = detected.money ?? money;
       const ms = performance.now() - t0;
       into.payloadBytes.push(text.length);
       into.pipelineMs.push(ms);

@@ -121,7 +121,7 @@ export const SETTINGS = {
   RACE_CACHE_BYTES: [
     int(1, 1_000_000_000_000),
     '16777216',
-    'Most bytes (document JSON) of race state the poller keeps in memory; the least recently used goes first and is read back from the log when needed',
+    'Most bytes of race state (nearly all document JSON) the poller keeps in memory; the least recently used goes first and is read back from the log when needed',
   ],
   LOG_LEVEL: [
     oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

@@ -1,7 +1,8 @@
 /**
  * Market events (docs/events.md#market-events): plunges and drifts, big bets, money flow, the market mover,
  * deductions after a scratching and tote pool milestones. Pure, like every detector: the only memory is the
- * caller's `MoneyMemory` (the money tracker has no times), and thresholds come from `market-thresholds.ts`.
+ * race's `MoneyMemory`, a value in and out (the money tracker has no times), and thresholds come from
+ * `market-thresholds.ts`.
  */
 import type { DetectedRaceEvent, MarketEntrant, RaceContext, RunnerRef } from '@racewire/client/protocol';
 import { detectBigBets } from './detect-bets.js';
@@ -9,6 +10,7 @@ import { byRunnerNumber, finite, isRecord, runnerRef, runnersOf, str } from './d
 import type { MarketDetectOptions } from './detect-options.js';
 import { detectPriceMoves, flucsOf } from './detect-price-moves.js';
 import { DEFAULT_MARKET_THRESHOLDS } from './market-thresholds.js';
+import { type MoneyMemory, observeMoney } from './money-flow.js';
 import type { DocRunner, RaceDocument } from './normalise.js';
 
 interface Mover {
@@ -111,21 +113,26 @@ function detectPoolMilestones(
   return out;
 }
 
+/** The market events, and the money memory after this observation (without one given, no money flow). */
 export function detectMarketEvents(
   prev: RaceDocument,
   next: RaceDocument,
   race: RaceContext,
   opts: MarketDetectOptions = {},
-): DetectedRaceEvent[] {
+  money?: MoneyMemory,
+): { events: DetectedRaceEvent[]; money?: MoneyMemory } {
   const th = opts.thresholds ?? DEFAULT_MARKET_THRESHOLDS;
-  return [
+  const flow =
+    money && opts.observedAt !== undefined
+      ? observeMoney(money, next, opts.observedAt, race, th)
+      : { memory: money, events: [] };
+  const events = [
     ...detectPriceMoves(prev, next, race, th),
     ...detectMoverChange(prev, next, race),
     ...detectDeductions(prev, next, race),
     ...detectBigBets(prev, next, race, th),
-    ...(opts.money && opts.observedAt !== undefined
-      ? opts.money.observe(next, opts.observedAt, race, th)
-      : []),
+    ...flow.events,
     ...detectPoolMilestones(prev, next, race, th.poolMilestones),
   ];
+  return { events, money: flow.memory };
 }

@@ -94,12 +94,17 @@ export function favouriteOf(doc: RaceDocument): { key: string; runner: DocRunner
   return best && !tie ? { key: best[0], runner: best[1] } : undefined;
 }
 
+/**
+ * `race.favourite_changed` when `next`'s favourite is not `reported`, the runner key of the favourite last
+ * reported (the race state's: track-race.ts), or null for none.
+ */
 export function detectFavouriteChange(
-  prev: RaceDocument,
+  reported: string | null,
   next: RaceDocument,
   race: RaceContext,
 ): DetectedRaceEvent[] {
-  return favouriteEvents(favouriteOf(prev), next, race);
+  const runner = reported === null ? undefined : runnersOf(next).get(reported);
+  return favouriteEvents(reported !== null && runner ? { key: reported, runner } : undefined, next, race);
 }
 
 /**
@@ -122,7 +127,7 @@ export function reportedFavourite(stream: readonly NewEntry[], doc: RaceDocument
 }
 
 /** `race.favourite_changed` when `next`'s favourite is not `from` (none when `next` has no favourite). */
-export function favouriteEvents(
+function favouriteEvents(
   from: { key: string; runner: DocRunner } | undefined,
   next: RaceDocument,
   race: RaceContext,

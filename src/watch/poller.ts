@@ -25,9 +25,9 @@ import {
   meetingPages,
 } from './meetings-pager.js';
 import { pollPolicy, SLICES, type Slice, sliceOf } from './poll-policy.js';
-import type { RaceOutcome } from './race-pipeline.js';
 import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 import { type Pick, pickNext, type SchedulerInput, usesTurn } from './scheduler.js';
+import type { RaceOutcome } from './track-race.js';
 import type { UnchangedSkip } from './unchanged-skip.js';
 
 interface SourceOptions {
@@ -45,8 +45,11 @@ export interface PollerDeps {
   source: RaceSource;
   clock: Clock;
   logger: Logger;
-  /** Turns a payload into patches and events; must never throw for a bad payload (reject it instead). */
-  onEvent: (raceId: string, payload: EventResponse) => Promise<RaceOutcome>;
+  /**
+   * Turns a payload into patches and events; must never throw for a bad payload (reject it instead).
+   * `digest` is its data's, when fetched through `unchangedSkip`.
+   */
+  onEvent: (raceId: string, payload: EventResponse, digest?: string) => Promise<RaceOutcome>;
   /** Receives every successful discovery (for meeting-level events). */
   onMeetings?: (meetings: Meeting[]) => Promise<void>;
   /** Rows dropped from /meetings pages (each already logged with its path), for metrics. */

@@ -15,10 +15,11 @@ import { createMeetingPipeline } from './meeting-pipeline.js';
 import type { DiscoveryAlarm } from './meetings-pager.js';
 import type { FreshnessSettings } from './poll-policy.js';
 import { createPoller, type Poller, type RaceSource } from './poller.js';
-import { createRacePipeline, type RaceOutcome } from './race-pipeline.js';
+import { createRacePipeline } from './race-pipeline.js';
 import type { RaceStateLimits } from './race-states.js';
 import type { RaceWatch } from './race-watch.js';
 import { pickNext } from './scheduler.js';
+import type { RaceOutcome } from './track-race.js';
 import { type ConditionalEventSource, createUnchangedSkip, type UnchangedSkip } from './unchanged-skip.js';
 
 export interface PollingRoleDeps {
@@ -68,8 +69,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
   };
 
   const build = (): Poller => {
-    // Fresh with each start: a new term diffs from the log's documents, so no digest may carry over.
-    skip = isConditional(deps.source) ? createUnchangedSkip(deps.source) : undefined;
+    // Fresh with each start: a new term diffs from the log's documents, so no state (nor digest) carries over.
     const racePipeline = createRacePipeline({
       log: deps.log,
       bus: deps.bus,
@@ -78,13 +78,14 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       market: deps.market,
       limits: deps.raceStates,
     });
+    skip = isConditional(deps.source) ? createUnchangedSkip(deps.source, racePipeline) : undefined;
     const meetingPipeline = createMeetingPipeline({ log: deps.log, bus: deps.bus, clock: deps.clock });
     return createPoller({
       source: deps.source,
       clock: deps.clock,
       logger: deps.logger.child({ component: 'poller' }),
-      onEvent: async (raceId, payload) => {
-        const outcome = await racePipeline.process(raceId, payload);
+      onEvent: async (raceId, payload, digest) => {
+        const outcome = await racePipeline.process(raceId, payload, digest);
         deps.onOutcome?.(outcome);
         return outcome;
       },

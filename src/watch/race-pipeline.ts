@@ -1,43 +1,35 @@
 /**
- * The race pipeline's I/O shell: previous document in, pure tracker step, durable append, publish.
- * Documents are cached in memory and loaded from the log's head on first use, so a restart continues diffing
- * from the last stored document: no duplicate events, none missed. Each race's trust state (payload order,
- * claims awaiting confirmation, the favourite last reported: trust.ts) and money memory are kept beside it, in
- * one cache bounded in bytes that lets settled races go (race-states.ts); a restart or an eviction resumes the
- * order and the favourite from the log and starts the claims afresh, which only delays them.
+ * The race pipeline's I/O shell: the race's state in, the pure tracker step (track-race.ts), durable append,
+ * publish, the next state kept. States are kept in one cache bounded in bytes that lets settled races go
+ * (race-states.ts); a race not in it (first use, a restart, an eviction) has its state rebuilt from the log,
+ * so a restart continues diffing from the last stored document: no duplicate events, none missed.
  */
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
-import type { DroppedRow, EventResponse } from '../upstream/schemas.js';
-import { reportedFavourite } from './detect-odds.js';
+import type { EventResponse } from '../upstream/schemas.js';
 import type { MarketThresholds } from './market-thresholds.js';
-import { MoneyMemory } from './money-flow.js';
-import { createRaceStates, type RaceState, type RaceStateLimits } from './race-states.js';
-import type { DividendStage } from './race-watch.js';
-import { type RaceDocument, type TrustState, trackRace } from './track-race.js';
-import { resumedTrust } from './trust.js';
-
-/** What became of one fetched payload, as the race pipeline reports it. */
-export interface RaceOutcome {
-  kind: 'changed' | 'unchanged' | 'rejected';
-  /** Why a payload was rejected (`runners_missing`, `stale`, ...). */
-  code?: string;
-  /** Rows the payload's validation dropped (logged by the pipeline; counted by the caller). */
-  droppedRows?: DroppedRow[];
-  /** Status and dividend stage of the race's current document, when it has one. */
-  status?: string;
-  dividends?: DividendStage;
-  /** Claims wait for confirmation (trust.ts): the same payload must be processed again to confirm them. */
-  pending?: boolean;
-}
+import { createRaceStates, type RaceStateLimits } from './race-states.js';
+import {
+  type RaceDocument,
+  type RaceOutcome,
+  type RaceState,
+  repeatedOutcome,
+  resumedState,
+  trackRace,
+} from './track-race.js';
 
 export interface RacePipeline {
-  process(raceId: string, payload: EventResponse): Promise<RaceOutcome>;
+  /** Tracks one payload; `digest` is its data's (upstream/data-digest.ts), when the fetch computed one. */
+  process(raceId: string, payload: EventResponse, digest?: string): Promise<RaceOutcome>;
+  /** The digest of the data the race's state was built from, while a payload with it needs no processing. */
+  digest(raceId: string): string | undefined;
+  /** Answers a payload whose data has the race's digest, without processing it. */
+  repeated(raceId: string): Promise<RaceOutcome>;
   /** The current document of a race (from cache or the log). */
   document(raceId: string): Promise<RaceDocument | undefined>;
-  /** Races whose state is held in memory and the bytes of their documents. */
+  /** Races whose state is held in memory and the bytes of their states. */
   cached(): { races: number; bytes: number };
 }
 
@@ -55,7 +47,7 @@ export function createRacePipeline(deps: {
   // One change per race at a time: the poller never fetches a race twice at once, but be safe.
   const tails = new Map<string, Promise<unknown>>();
 
-  /** The race's state, from the cache or (after a restart or an eviction) resumed from the log. */
+  /** The race's state, from the cache or (after a restart or an eviction) rebuilt from the log. */
   async function current(raceId: string): Promise<RaceState | undefined> {
     const cached = states.get(raceId);
     if (cached) return cached;
@@ -63,90 +55,74 @@ export function createRacePipeline(deps: {
     const document = head.document as RaceDocument | undefined;
     if (!document) return undefined;
     // The payload order resumes from the last change the log holds, and the favourite from the one it last
-    // reported (a trimmed log falls back to the document's); the money memory starts empty.
+    // reported (a trimmed log falls back to the document's).
     const all = await deps.log.read(raceId, 0);
     const last = all.ok ? all : await deps.log.read(raceId, head.seq - 1);
-    const at = last.ok ? Date.parse(last.entries.at(-1)?.timestamp ?? '') : Number.NaN;
-    const favourite = all.ok ? reportedFavourite(all.entries, document) : undefined;
-    const state: RaceState = {
-      document,
-      money: new MoneyMemory(),
-      ...(Number.isFinite(at) ? { trust: resumedTrust(at, favourite) } : {}),
-    };
+    const lastAppendedAt = last.ok ? Date.parse(last.entries.at(-1)?.timestamp ?? '') : Number.NaN;
+    const state = resumedState(document, { lastAppendedAt, ...(all.ok ? { entries: all.entries } : {}) });
     states.set(raceId, state);
     return state;
   }
 
-  async function step(raceId: string, payload: EventResponse): Promise<RaceOutcome> {
+  async function step(raceId: string, payload: EventResponse, digest?: string): Promise<RaceOutcome> {
     states.releaseSettled();
-    const state = await current(raceId);
-    const prev = state?.document;
-    const money = state?.money ?? new MoneyMemory();
-    const dropped = payload.droppedRows ?? [];
-    for (const row of dropped) {
+    for (const row of payload.droppedRows ?? []) {
       deps.logger.warn({ raceId, code: row.code, path: row.path, reason: row.reason }, 'row dropped');
     }
-    const droppedRows = dropped.length > 0 ? { droppedRows: dropped } : {};
-    const result = trackRace(prev, payload, {
+    const { state, entries, outcome } = trackRace(await current(raceId), payload, deps.clock.now(), {
       raceId,
-      observedAt: deps.clock.now(),
-      market: { thresholds: deps.market, money },
-      trust: state?.trust,
+      market: { thresholds: deps.market },
+      digest,
     });
-    if (result.kind === 'rejected') {
-      deps.logger.warn({ raceId, code: result.code, reason: result.reason }, 'payload rejected: no events');
-      return { kind: 'rejected', code: result.code, ...droppedRows, ...summary(prev) };
+    if (outcome.kind === 'rejected') {
+      deps.logger.warn({ raceId, code: outcome.code, reason: outcome.reason }, 'payload rejected: no events');
+    } else if (outcome.held) {
+      deps.logger.info({ raceId, held: outcome.held }, 'held until confirmed');
     }
-    if (result.held.length > 0) deps.logger.info({ raceId, held: result.held }, 'held until confirmed');
-    if (result.kind === 'unchanged') {
-      if (state) states.set(raceId, { ...state, trust: result.trust });
-      return { kind: 'unchanged', ...droppedRows, ...pendingOf(result.trust), ...summary(prev) };
+    if (entries.length > 0 && state) {
+      let appended: Awaited<ReturnType<EventLog['append']>>;
+      try {
+        appended = await deps.log.append(raceId, {
+          entries,
+          document: state.document,
+          now: new Date(deps.clock.now()),
+        });
+      } catch (err) {
+        // A failed append may still have been written (a reply lost on the way back): diff the next payload
+        // against what the log holds, not against the cache, so no event is made twice.
+        states.delete(raceId);
+        throw err;
+      }
+      states.set(raceId, state);
+      deps.bus.publish(appended);
+    } else if (state) {
+      states.set(raceId, state);
     }
-    let entries: Awaited<ReturnType<EventLog['append']>>;
-    try {
-      entries = await deps.log.append(raceId, {
-        entries: result.entries,
-        document: result.document,
-        now: new Date(deps.clock.now()),
-      });
-    } catch (err) {
-      // A failed append may still have been written (a reply lost on the way back): diff the next payload
-      // against what the log holds, not against the cache, so no event is made twice.
-      states.delete(raceId);
-      throw err;
-    }
-    states.set(raceId, { document: result.document, trust: result.trust, money });
-    deps.bus.publish(entries);
-    return { kind: 'changed', ...droppedRows, ...pendingOf(result.trust), ...summary(result.document) };
+    return outcome;
+  }
+
+  /** Runs `task` after the race's earlier ones. */
+  function serial<T>(raceId: string, task: () => Promise<T>): Promise<T> {
+    const run = (tails.get(raceId) ?? Promise.resolve()).then(task);
+    const tail = run.catch(() => {});
+    tails.set(raceId, tail);
+    void tail.then(() => {
+      if (tails.get(raceId) === tail) tails.delete(raceId);
+    });
+    return run;
   }
 
   return {
-    process(raceId, payload) {
-      const run = (tails.get(raceId) ?? Promise.resolve()).then(() => step(raceId, payload));
-      const tail = run.catch(() => {});
-      tails.set(raceId, tail);
-      void tail.then(() => {
-        if (tails.get(raceId) === tail) tails.delete(raceId);
-      });
-      return run;
-    },
+    process: (raceId, payload, digest) => serial(raceId, () => step(raceId, payload, digest)),
+    digest: (raceId) => states.get(raceId)?.digest,
+    repeated: (raceId) =>
+      serial(raceId, async () => {
+        // The state may have been evicted since its digest was read: the log's head is the same document.
+        const state = await current(raceId);
+        if (!state) throw new Error(`race ${raceId}: no state to answer a repeated payload from`);
+        return repeatedOutcome(state);
+      }),
     document: async (raceId) => (await current(raceId))?.document,
     cached: () => states.stats(),
   };
-}
-
-/** What the scheduler wants to know of a document: its status and whether dividends are Final. */
-function summary(doc: RaceDocument | undefined): Pick<RaceOutcome, 'status' | 'dividends'> {
-  if (!doc) return {};
-  const dividends = Object.values(doc.dividends ?? {}) as Array<{ status?: string }>;
-  const stage = dividends.some((d) => d.status === 'Final')
-    ? 'final'
-    : dividends.length > 0
-      ? 'interim'
-      : 'none';
-  return { status: doc.race.status, dividends: stage };
-}
-
-function pendingOf(state: TrustState): { pending?: true } {
-  return Object.keys(state.pending).length > 0 ? { pending: true } : {};
 }

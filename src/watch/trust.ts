@@ -29,18 +29,12 @@ export interface PendingClaim {
   since: number;
 }
 
-/** What the tracker remembers of a race between payloads (in memory, per process). */
+/** The trust part of a race's state (track-race.ts): the order of payloads and the claims held. */
 export interface TrustState {
   /** `header.generated_time` of the newest payload applied. */
   generatedTime?: string;
   /** Claims waiting for confirmation, by the document path they are about. */
   pending: Readonly<Record<string, PendingClaim>>;
-  /**
-   * The runner key of the favourite last reported, when it may differ from the stored document's: while a
-   * price is held the document mixes old and new prices, so its favourite is not reported; after a
-   * restart, the one the log reported.
-   */
-  favourite?: string | null;
 }
 
 export const EMPTY_TRUST: TrustState = { pending: {} };
@@ -48,13 +42,11 @@ export const EMPTY_TRUST: TrustState = { pending: {} };
 /**
  * The trust state of a race after a restart, from the time its last change was appended: a payload
  * generated before that is older than what the log holds (stale), as `generated_time` and racewire's
- * race clock agree to within clock skew (the embedded simulator shares the clock). Claims start afresh;
- * `favourite` is the one the log last reported (`reportedFavourite`), when the log still holds it all.
+ * race clock agree to within clock skew (the embedded simulator shares the clock). Claims start afresh.
  */
-export const resumedTrust = (lastAppendedAt: number, favourite?: string | null): TrustState => ({
+export const resumedTrust = (lastAppendedAt: number): TrustState => ({
   generatedTime: new Date(lastAppendedAt).toISOString(),
   pending: {},
-  ...(favourite === undefined ? {} : { favourite }),
 });
 
 /**

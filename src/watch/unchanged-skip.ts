@@ -1,16 +1,15 @@
 /**
- * Skips what did not change: remembers, per race, the digest of the `data` the race's document was last
- * built from (`upstream/data-digest.ts`) and answers a payload with the same digest with the outcome it had
- * then, without parsing, validating, normalising or diffing it. A digest is remembered only after the
- * pipeline took its payload (changed or unchanged) with no claim left waiting for confirmation (trust.ts: the
- * repeats of a payload are what confirm a disappearance); a rejected payload, a failed step or a restart of the
- * polling role (a fresh skip) forgets it, so the next payload is processed in full. At most MAX_RACES races
- * are remembered (least recently fetched forgotten first): forgetting costs one full processing, never an event.
+ * Skips what did not change: fetches a race with the digest of the data its state was built from
+ * (`upstream/data-digest.ts`), which the tracker keeps in the race's state while nothing waits on that data's
+ * repeats (track-race.ts), and answers a payload with the same digest from the state, without parsing,
+ * validating, normalising or diffing it. Any other payload is processed in full, with its digest for the
+ * tracker to keep or not. A race whose state is not in memory (evicted, or a restart of the polling role,
+ * which builds a fresh pipeline) has no digest: its next payload is processed in full, which costs time,
+ * never an event.
  */
-import { LRUCache } from 'lru-cache';
 import type { ConditionalEvent, EventOptions } from '../upstream/client.js';
 import type { EventResponse } from '../upstream/schemas.js';
-import type { RaceOutcome } from './race-pipeline.js';
+import type { RaceOutcome } from './track-race.js';
 
 /** The racing client's conditional fetch. */
 export interface ConditionalEventSource {
@@ -21,40 +20,34 @@ export interface ConditionalEventSource {
   ): Promise<ConditionalEvent>;
 }
 
+/** What the skip needs of the race pipeline (race-pipeline.ts). */
+export interface RaceStates {
+  digest(raceId: string): string | undefined;
+  repeated(raceId: string): Promise<RaceOutcome>;
+}
+
 export interface UnchangedSkip {
-  /** Fetches a race and hands a changed payload to `process`; an unchanged one is answered from memory. */
+  /** Fetches a race and hands a changed payload to `process`; an unchanged one is answered from its state. */
   fetch(
     raceId: string,
     opts: EventOptions & { priority?: number; signal?: AbortSignal },
-    process: (raceId: string, payload: EventResponse) => Promise<RaceOutcome>,
+    process: (raceId: string, payload: EventResponse, digest?: string) => Promise<RaceOutcome>,
   ): Promise<RaceOutcome>;
   /** Payloads answered without processing, and payloads processed, since creation. */
   counts(): { skipped: number; processed: number };
 }
 
-/** Two overlapping race days of about 750 races each, with room to spare. */
-export const MAX_RACES = 2_048;
-
-export function createUnchangedSkip(source: ConditionalEventSource, maxRaces = MAX_RACES): UnchangedSkip {
-  const taken = new LRUCache<string, { digest: string; outcome: RaceOutcome }>({ max: maxRaces });
+export function createUnchangedSkip(source: ConditionalEventSource, races: RaceStates): UnchangedSkip {
   const counts = { skipped: 0, processed: 0 };
   return {
     async fetch(raceId, opts, process) {
-      const known = taken.get(raceId);
-      const fetched = await source.eventIfChanged(raceId, known?.digest, opts);
-      if (fetched.kind === 'unchanged' && known) {
+      const fetched = await source.eventIfChanged(raceId, races.digest(raceId), opts);
+      if (fetched.kind === 'unchanged') {
         counts.skipped++;
-        return known.outcome;
+        return races.repeated(raceId);
       }
-      if (fetched.kind === 'unchanged') throw new Error('unreachable: unchanged without a known digest');
-      taken.delete(raceId);
       counts.processed++;
-      const outcome = await process(raceId, fetched.payload);
-      // A payload that left claims waiting for confirmation must be seen again: its repeat confirms them.
-      if (outcome.kind !== 'rejected' && !outcome.pending && fetched.digest !== undefined) {
-        taken.set(raceId, { digest: fetched.digest, outcome: { ...outcome, kind: 'unchanged' } });
-      }
-      return outcome;
+      return process(raceId, fetched.payload, fetched.digest);
     },
     counts: () => ({ ...counts }),
   };

@@ -12,12 +12,11 @@
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import type { NewEntry } from '../../src/events/envelope.js';
 import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
-import { favouriteOf, reportedFavourite } from '../../src/watch/detect-odds.js';
+import { favouriteOf } from '../../src/watch/detect-odds.js';
 import { protestStatus } from '../../src/watch/detect-race.js';
-import { MoneyMemory } from '../../src/watch/money-flow.js';
 import { normaliseEvent, type RaceDocument } from '../../src/watch/normalise.js';
-import { type TrustState, trackRace } from '../../src/watch/track-race.js';
-import { resumedTrust, type TrustOptions } from '../../src/watch/trust.js';
+import { type RaceState, resumedState, trackRace } from '../../src/watch/track-race.js';
+import type { TrustOptions } from '../../src/watch/trust.js';
 import { EXTRA_POOLS } from '../watch/real-variants.js';
 import { type Loose, openPayload, RACE_ID, realPayload } from '../watch/support.js';
 import {
@@ -407,11 +406,9 @@ export function runCase(
     truth.map((s) => s.data),
     truthDocs,
   );
-  // The money memory is the process's: a restart starts it empty.
-  let money = new MoneyMemory();
   const latency = { firstSight: [] as number[], confirmed: [] as number[] };
-  let prev: RaceDocument | undefined;
-  let trust: TrustState | undefined;
+  // The race's state is the process's: a restart rebuilds it from the log (the pipeline's resume path).
+  let state: RaceState | undefined;
   let payloads = 0;
   const served = noStructures();
   let eventCount = 0;
@@ -430,17 +427,9 @@ export function runCase(
     );
     const parsed = eventResponseSchema.safeParse(raw);
     if (!parsed.success) return;
-    const result = trackRace(prev, parsed.data, {
-      ...opts.trackOptions,
-      market: { money },
-      raceId: RACE_ID,
-      observedAt: now,
-      trust,
-    });
-    if (result.kind === 'rejected') return;
-    trust = result.trust;
-    if (result.kind !== 'changed') return;
-    prev = result.document;
+    const result = trackRace(state, parsed.data, now, { ...opts.trackOptions, raceId: RACE_ID });
+    state = result.state;
+    if (result.outcome.kind !== 'changed') return;
     lastAppendedAt = now;
     appended.push(...result.entries);
     for (const entry of result.entries) {
@@ -526,8 +515,7 @@ export function runCase(
       const fault = r.pick(FAULTS);
       if (fault === 'restart') {
         // A new process: the document comes back from the log, and the order from its last append.
-        trust = resumedTrust(lastAppendedAt, reportedFavourite(appended, prev as RaceDocument));
-        money = new MoneyMemory();
+        if (state) state = resumedState(state.document, { lastAppendedAt, entries: appended });
       } else if (fault === 'stale') {
         const j = r.int(Math.max(0, i - 5), i - 1);
         deliver(truth[j]!.data, truth[j]!.at, i, now);

@@ -11,7 +11,7 @@ import { createSimulator, type Simulator } from '../../src/simulator/index.js';
 import { EMERGENCY_DEADLINE, marketStory } from '../../src/simulator/market.js';
 import type { RaceStatic } from '../../src/simulator/model.js';
 import { eventResponseSchema } from '../../src/upstream/schemas.js';
-import { type TrackResult, type TrustState, trackRace } from '../../src/watch/track-race.js';
+import { type RaceState, trackRace } from '../../src/watch/track-race.js';
 import { API, DAY, settableClock } from './support.js';
 
 type Rec = Record<string, unknown>;
@@ -120,21 +120,13 @@ describe('emergencies and their promotion on a scratching', () => {
     // The promoted emergency is a starter at the close.
     expect(promoted(payloads[4]!).is_scratched).toBe(false);
 
-    let prev: Extract<TrackResult, { kind: 'changed' }>['document'] | undefined;
-    let trust: TrustState | undefined;
+    let state: RaceState | undefined;
     const eventsAt: DetectedRaceEvent[][] = [];
     payloads.forEach((payload, i) => {
-      const result = trackRace(prev, eventResponseSchema.parse(payload), {
-        raceId: race.id,
-        observedAt: times[i]!,
-        trust,
-      });
+      const result = trackRace(state, eventResponseSchema.parse(payload), times[i]!, { raceId: race.id });
+      state = result.state;
       const events: DetectedRaceEvent[] = [];
-      if (result.kind !== 'rejected') trust = result.trust;
-      if (result.kind === 'changed') {
-        prev = result.document;
-        for (const e of result.entries) if (e.kind === 'event') events.push(e.event as DetectedRaceEvent);
-      }
+      for (const e of result.entries) if (e.kind === 'event') events.push(e.event as DetectedRaceEvent);
       eventsAt.push(events);
     });
     const scratchings = (k: number) =>

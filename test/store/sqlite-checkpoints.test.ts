@@ -12,7 +12,7 @@ import { migrate } from '../../src/store/sqlite/migrate.js';
 import { createSqliteEventLog, EVENT_LOG_MIGRATIONS } from '../../src/store/sqlite/sqlite-event-log.js';
 import { diffDocuments } from '../../src/watch/diff.js';
 import { normaliseEvent } from '../../src/watch/normalise.js';
-import { trackRace } from '../../src/watch/track-race.js';
+import { resumedState, trackRace } from '../../src/watch/track-race.js';
 import { mutate, mutationArb } from '../watch/mutations.js';
 import { realPayload } from '../watch/support.js';
 import { event, patch, snapshot, T0 } from './entry-builders.js';
@@ -42,16 +42,16 @@ describe('sqlite checkpoints', () => {
           const snapshots = new Map<number, string>();
           for (const step of steps) {
             payload = mutate(payload, step);
-            const result = trackRace(prev, payload);
-            if (result.kind !== 'changed') continue;
+            const result = trackRace(prev && resumedState(prev), payload, T0.getTime());
+            if (result.outcome.kind !== 'changed' || !result.state) continue;
             const stored = await log.append('r1', {
               entries: result.entries,
-              document: result.document,
+              document: result.state.document,
               now: T0,
             });
             for (const e of stored)
               if (e.kind === 'snapshot') snapshots.set(e.seq, JSON.stringify(e.document));
-            prev = result.document;
+            prev = result.state.document;
             expect((await log.head('r1')).document).toEqual(prev);
           }
           await log.close();

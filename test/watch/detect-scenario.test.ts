@@ -7,7 +7,7 @@ import type { DividendRow, Placing, RaceContext, RunnerRef } from '@racewire/cli
 import { describe, expect, it } from 'vitest';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { type RaceDocument, trackRace } from '../../src/watch/track-race.js';
+import { type RaceDocument, resumedState, trackRace } from '../../src/watch/track-race.js';
 import {
   ADVERTISED,
   change,
@@ -90,18 +90,25 @@ const realDividends = (status: string) => real.dividends.filter((d: Loose) => d.
  * believed at once (confirmation by the trust model is tested in untrusted-payloads.test.ts).
  */
 function step(prev: RaceDocument, payload: EventResponse) {
-  const result = trackRace(prev, payload, {
+  const result = trackRace(resumedState(prev), payload, Date.parse('2025-07-17T00:30:00Z'), {
     raceId: RACE_ID,
-    observedAt: Date.parse('2025-07-17T00:30:00Z'),
     confirmPayloads: 1,
     confirmMs: 0,
   });
-  if (result.kind !== 'changed') throw new Error(`expected a change, got ${result.kind}`);
+  if (result.outcome.kind !== 'changed' || !result.state)
+    throw new Error(`expected a change, got ${result.outcome.kind}`);
   expect(result.entries[0]!.kind).toBe('patch');
   const events = result.entries.flatMap((e) =>
     e.kind === 'event' ? [{ type: e.event.type, data: e.event.data as unknown }] : [],
   );
-  return { doc: result.document, events, entries: result.entries };
+  return { doc: result.state.document, events, entries: result.entries };
+}
+
+/** A first observation: a snapshot, whose document the steps start from. */
+function snapshot(payload: EventResponse, opts: { raceId?: string } = {}) {
+  const result = trackRace(undefined, payload, Date.parse('2025-07-17T00:30:00Z'), opts);
+  if (!result.state) throw new Error('no snapshot');
+  return { ...result, document: result.state.document };
 }
 
 function hasRestrictedKey(value: unknown): string | undefined {
@@ -118,9 +125,8 @@ function hasRestrictedKey(value: unknown): string | undefined {
 describe('a scripted race day on the real payload', () => {
   it('emits exactly the expected events at each step, and never a partner-only field', () => {
     const all: unknown[] = [];
-    const first = trackRace(undefined, openPayload(), { raceId: RACE_ID });
-    expect(first.kind).toBe('changed');
-    if (first.kind !== 'changed') return;
+    const first = snapshot(openPayload(), { raceId: RACE_ID });
+    expect(first.outcome.kind).toBe('changed');
     expect(first.entries).toEqual([{ kind: 'snapshot', document: first.document }]);
 
     // 1. Two scratchings: one 2 h before the start (late), one the day before (not late).
@@ -341,8 +347,7 @@ describe('a scripted race day on the real payload', () => {
   });
 
   it('reports a start time put back and a new track condition', () => {
-    const open = trackRace(undefined, openPayload());
-    if (open.kind !== 'changed') throw new Error('no snapshot');
+    const open = snapshot(openPayload());
     const s = step(
       open.document,
       change(openPayload(), (d) => {
@@ -366,8 +371,7 @@ describe('a scripted race day on the real payload', () => {
   });
 
   it('reports an abandonment as a status change and an abandonment', () => {
-    const open = trackRace(undefined, openPayload());
-    if (open.kind !== 'changed') throw new Error('no snapshot');
+    const open = snapshot(openPayload());
     const s = step(
       open.document,
       change(openPayload(), (d) => {
@@ -381,8 +385,7 @@ describe('a scripted race day on the real payload', () => {
   });
 
   it('makes a tiny patch for an odds move with its new fluc on the 195 KB payload', () => {
-    const before = trackRace(undefined, realPayload());
-    if (before.kind !== 'changed') throw new Error('no snapshot');
+    const before = snapshot(realPayload());
     const ts = '2025-07-17T00:53:00.000000000Z';
     const s = step(
       before.document,

@@ -16,8 +16,7 @@ import {
 } from '../../src/upstream/schemas.js';
 import { detectMeetingChanges } from '../../src/watch/detect-meetings.js';
 import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
-import { MoneyMemory } from '../../src/watch/money-flow.js';
-import { type RaceDocument, type TrustState, trackRace } from '../../src/watch/track-race.js';
+import { type RaceState, trackRace } from '../../src/watch/track-race.js';
 import {
   asRace,
   deadHeat,
@@ -141,29 +140,22 @@ const golden = (e: DetectedRaceEvent) => {
   return { type: e.type, status: race.status, ...data };
 };
 
-/** Runs a sequence through the pipeline as the race pipeline does, one trust state and money memory. */
+/** Runs a sequence through the pipeline as the race pipeline does, threading the race's state. */
 function replay(steps: Step[]) {
-  const money = new MoneyMemory();
-  let doc: RaceDocument | undefined;
-  let trust: TrustState | undefined;
+  let state: RaceState | undefined;
   return steps.map(({ name, payload, at }) => {
     const observedAt = T0 + at * 1000;
     const sent = structuredClone(payload);
     sent.header = { ...sent.header, generated_time: new Date(observedAt).toISOString() };
     const parsed = eventResponseSchema.parse(JSON.parse(JSON.stringify(sent)));
-    const result = trackRace(doc, parsed, {
-      observedAt,
-      market: { thresholds: DEFAULT_MARKET_THRESHOLDS, money },
-      trust,
+    const result = trackRace(state, parsed, observedAt, {
+      market: { thresholds: DEFAULT_MARKET_THRESHOLDS },
     });
-    if (result.kind === 'rejected') return { step: name, rejected: result.code };
-    trust = result.trust;
-    const events =
-      result.kind === 'changed'
-        ? result.entries.flatMap((e) => (e.kind === 'event' ? [e.event as DetectedRaceEvent] : []))
-        : [];
-    if (result.kind === 'changed') doc = result.document;
-    return { step: name, kind: result.kind, held: result.held, events: events.map(golden) };
+    state = result.state;
+    const { outcome } = result;
+    if (outcome.kind === 'rejected') return { step: name, rejected: outcome.code };
+    const events = result.entries.flatMap((e) => (e.kind === 'event' ? [e.event as DetectedRaceEvent] : []));
+    return { step: name, kind: outcome.kind, held: outcome.held ?? [], events: events.map(golden) };
   });
 }
 

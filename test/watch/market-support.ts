@@ -2,8 +2,7 @@
 import { type DetectedRaceEvent, MARKET_EVENT_TYPES } from '@racewire/client/protocol';
 import type { EventResponse } from '../../src/upstream/schemas.js';
 import { DEFAULT_MARKET_THRESHOLDS, type MarketThresholds } from '../../src/watch/market-thresholds.js';
-import { MoneyMemory } from '../../src/watch/money-flow.js';
-import { type RaceDocument, trackRace } from '../../src/watch/track-race.js';
+import { type RaceState, trackRace } from '../../src/watch/track-race.js';
 import { type Loose, openPayload, realPayload, runner } from './support.js';
 
 const uuidBytes = (id: string) =>
@@ -75,12 +74,10 @@ export function marketSteps(
   steps: { payload: EventResponse; at?: number }[],
   thresholds: MarketThresholds = DEFAULT_MARKET_THRESHOLDS,
 ): DetectedRaceEvent[][] {
-  const money = new MoneyMemory();
-  let doc: RaceDocument | undefined;
+  let state: RaceState | undefined;
   return steps.map(({ payload, at }) => {
-    const result = trackRace(doc, payload, { observedAt: at, market: { thresholds, money } });
-    if (result.kind !== 'changed') return [];
-    doc = result.document;
+    const result = trackRace(state, payload, at ?? Number.NaN, { market: { thresholds } });
+    state = result.state;
     return result.entries.flatMap((e) =>
       e.kind === 'event' && MARKET_TYPES.has(e.event.type)
         ? [{ type: e.event.type, data: e.event.data } as DetectedRaceEvent]

@@ -6,7 +6,8 @@ import type { LogEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog } from '../../src/store/index.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
 import { createRacePipeline } from '../../src/watch/race-pipeline.js';
-import { createRaceStates, isSettled, SETTLED_GRACE_MS } from '../../src/watch/race-states.js';
+import { createRaceStates, isSettled, SETTLED_GRACE_MS, stateBytes } from '../../src/watch/race-states.js';
+import { resumedState } from '../../src/watch/track-race.js';
 import { change, type Loose, openPayload, RACE_ID, realPayload, runner } from './support.js';
 
 const logger = pino({ level: 'silent' });
@@ -90,14 +91,33 @@ describe('race state cache', () => {
 
   it('keeps the least recently used races within its byte bound', () => {
     const clock = createManualClock(0);
-    const document = { race: { status: 'Open' }, pad: 'x'.repeat(100) } as Loose;
-    const bytes = JSON.stringify(document).length;
+    const state = resumedState({ race: { status: 'Open' }, pad: 'x'.repeat(100) } as Loose);
+    const bytes = stateBytes(state);
     const states = createRaceStates(clock, { maxBytes: bytes * 3 });
-    for (const id of ['a', 'b', 'c']) states.set(id, { document, money: {} as Loose });
+    for (const id of ['a', 'b', 'c']) states.set(id, state);
     states.get('a');
-    states.set('d', { document, money: {} as Loose });
+    states.set('d', state);
     expect(states.stats()).toEqual({ races: 3, bytes: bytes * 3 });
     expect(['a', 'b', 'c', 'd'].filter((id) => states.get(id))).toEqual(['a', 'c', 'd']);
+  });
+  it('sizes a state by its document, its trust state and its money memory', () => {
+    const document = { race: { status: 'Open' }, pad: 'x'.repeat(100) } as Loose;
+    const plain = resumedState(document);
+    const claim = { seen: 'absent', count: 1, since: 0 };
+    const money = new Map([
+      [
+        'e-1',
+        [
+          { at: 1, share: 2 },
+          { at: 2, share: 3 },
+        ],
+      ],
+    ]);
+    const busy = { ...plain, trust: { pending: { '/runners/1': claim } }, money, digest: 'abc' };
+    expect(stateBytes(plain)).toBe(JSON.stringify(document).length + JSON.stringify(plain.trust).length);
+    expect(stateBytes(busy)).toBe(
+      JSON.stringify(document).length + JSON.stringify(busy.trust).length + 'e-1'.length + 2 * 32 + 3,
+    );
   });
 });
 

@@ -14,8 +14,7 @@ import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import { runnersOf } from '../../src/watch/detect-context.js';
 import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
-import { MoneyMemory } from '../../src/watch/money-flow.js';
-import { type RaceDocument, type TrustState, trackRace } from '../../src/watch/track-race.js';
+import { type RaceDocument, type RaceState, trackRace } from '../../src/watch/track-race.js';
 
 const MINUTE = 60_000;
 const MARKET_OPTIONS = {
@@ -41,32 +40,22 @@ async function simulatedMarketEvents(races: number) {
     .sort((a, b) => a.advertisedStart - b.advertisedStart)
     .slice(0, races);
   const out: { event: DetectedRaceEvent; doc: RaceDocument }[] = [];
-  const state = new Map(picked.map((r) => [r.id, { money: new MoneyMemory() } as RaceState]));
-  interface RaceState {
-    money: MoneyMemory;
-    doc?: RaceDocument;
-    trust?: TrustState;
-  }
+  const state = new Map<string, RaceState | undefined>();
   const first = picked[0]!.advertisedStart - 20 * MINUTE;
   const last = picked.at(-1)!.advertisedStart + 10 * MINUTE;
   await clock.advance(first - clock.now());
   for (let now = first; now <= last; now += 2 * MINUTE) {
     for (const race of picked) {
       if (now < race.advertisedStart - 20 * MINUTE || now > race.advertisedStart + 10 * MINUTE) continue;
-      const s = state.get(race.id)!;
       const payload = await client.event(race.id, MARKET_OPTIONS);
-      const result = trackRace(s.doc, payload, {
+      const result = trackRace(state.get(race.id), payload, clock.now(), {
         raceId: race.id,
-        observedAt: clock.now(),
-        market: { thresholds: { ...DEFAULT_MARKET_THRESHOLDS, bigBetMinStake: 0 }, money: s.money },
-        trust: s.trust,
+        market: { thresholds: { ...DEFAULT_MARKET_THRESHOLDS, bigBetMinStake: 0 } },
       });
-      if (result.kind === 'rejected') continue;
-      s.trust = result.trust;
-      if (result.kind !== 'changed') continue;
-      s.doc = result.document;
+      state.set(race.id, result.state);
+      const doc = result.state?.document;
       for (const e of result.entries) {
-        if (e.kind === 'event') out.push({ event: e.event as DetectedRaceEvent, doc: result.document });
+        if (e.kind === 'event' && doc) out.push({ event: e.event as DetectedRaceEvent, doc });
       }
     }
     await clock.advance(2 * MINUTE);

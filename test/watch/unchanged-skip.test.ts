@@ -1,7 +1,7 @@
 /**
  * The unchanged-payload skip, through the real racing client (a fake fetch serves the bodies) and the real
  * race pipeline on a memory log: a payload is answered without processing only when its data is
- * byte-identical to the data the race's document was last built from.
+ * byte-identical to the data the race's state was last built from (the digest the tracker keeps in it).
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
@@ -14,6 +14,7 @@ import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
 import { createRacePipeline } from '../../src/watch/race-pipeline.js';
+import type { RaceStateLimits } from '../../src/watch/race-states.js';
 import { createUnchangedSkip } from '../../src/watch/unchanged-skip.js';
 
 const real = JSON.parse(
@@ -33,24 +34,34 @@ function variant(n: number): unknown {
   if (n === 4) data.runners.pop();
   return data;
 }
+const START = Date.parse('2025-07-17T00:00:00Z');
+/** A body generated `stamp` ms after START. */
 const bodyOf = (n: number, stamp: number, raceId = RACE) => {
   const data = variant(n) as { race: { event_id: string } };
   data.race.event_id = raceId;
   return JSON.stringify({
-    header: { ...real.header, generated_time: new Date(stamp).toISOString() },
+    header: { ...real.header, generated_time: new Date(START + stamp).toISOString() },
     params: real.params,
     data,
   });
 };
 
-function harness(maxRaces?: number) {
-  const clock = createManualClock(Date.parse('2025-07-17T00:00:00Z'));
+/** Room for one race's state (about 200 kB of document JSON here), not two. */
+const ONE_RACE = 300_000;
+
+/** `meanwhile` runs while a body is on its way (after the skip read the race's digest). */
+function harness(limits?: RaceStateLimits, meanwhile?: () => Promise<unknown>) {
+  const clock = createManualClock(START);
   const bodies: string[] = [];
   const client = createRacingClient({
     baseUrl: 'http://upstream/affiliates/v1/racing',
     limiter: createRateLimiter({ maxPerMinute: 10_000, clock }),
     clock,
-    fetch: async () => new Response(bodies.shift(), { status: 200 }),
+    fetch: async () => {
+      const body = bodies.shift();
+      await meanwhile?.();
+      return new Response(body, { status: 200 });
+    },
   });
   const log = createMemoryEventLog();
   const pipeline = createRacePipeline({
@@ -58,18 +69,19 @@ function harness(maxRaces?: number) {
     bus: createMemoryBus(),
     clock,
     logger: pino({ level: 'silent' }),
+    limits,
   });
   const processed: EventResponse[] = [];
-  const process = (raceId: string, payload: EventResponse) => {
+  const process = (raceId: string, payload: EventResponse, digest?: string) => {
     processed.push(payload);
-    return pipeline.process(raceId, payload);
+    return pipeline.process(raceId, payload, digest);
   };
-  const skip = createUnchangedSkip(client, maxRaces);
+  const skip = createUnchangedSkip(client, pipeline);
   const fetch = (n: number, stamp: number, raceId = RACE) => {
     bodies.push(bodyOf(n, stamp, raceId));
     return skip.fetch(raceId, {}, process);
   };
-  return { fetch, processed, skip, log, clock };
+  return { fetch, processed, skip, log, clock, pipeline };
 }
 
 describe('unchanged-payload skip', () => {
@@ -100,8 +112,8 @@ describe('unchanged-payload skip', () => {
     expect(h.skip.counts()).toEqual({ skipped: 1, processed: 4 });
   });
 
-  it('remembers at most its bound of races: a forgotten one is processed in full and gives no entry', async () => {
-    const h = harness(1);
+  it('forgets the digest with the state: a race evicted is processed in full and gives no entry', async () => {
+    const h = harness({ maxBytes: ONE_RACE });
     await h.fetch(0, 1);
     await h.fetch(0, 2, 'other-race');
     const seq = (await h.log.head(RACE)).seq;
@@ -110,6 +122,19 @@ describe('unchanged-payload skip', () => {
     expect((await h.log.head(RACE)).seq).toBe(seq);
     expect(await h.fetch(0, 4)).toMatchObject({ kind: 'unchanged' });
     expect(h.skip.counts()).toEqual({ skipped: 1, processed: 3 });
+  });
+
+  it('answers a repeat from the log when the race was evicted while the payload was on its way', async () => {
+    let evict = false;
+    const other = () =>
+      evict ? h.pipeline.process('other-race', JSON.parse(bodyOf(0, 1, 'other-race'))) : Promise.resolve();
+    const h = harness({ maxBytes: ONE_RACE }, other);
+    await h.fetch(0, 1);
+    evict = true;
+    expect(await h.fetch(0, 2)).toEqual({ kind: 'unchanged', status: 'Final', dividends: 'final' });
+    expect(h.skip.counts()).toEqual({ skipped: 1, processed: 1 });
+    expect(h.pipeline.cached().races).toBe(1);
+    expect((await h.log.head(RACE)).seq).toBe(1);
   });
 
   it('processes again after a rejected payload, even when the data repeats', async () => {

@@ -13,7 +13,7 @@ import { endpointWants } from '../../src/delivery/webhooks/endpoint-match.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
 import { eventResponseSchema, meetingsResponseSchema } from '../../src/upstream/schemas.js';
 import { applyMeetings } from '../../src/watch/discovery.js';
-import { type TrackResult, type TrustState, trackRace } from '../../src/watch/track-race.js';
+import { type RaceState, trackRace } from '../../src/watch/track-race.js';
 import { deadHeat } from './real-variants.js';
 import { change, type Loose, MEETING_ID, openPayload, RACE_ID, realPayload, runner } from './support.js';
 
@@ -27,22 +27,19 @@ const generatedAt = (payload: EventResponse, s: number): EventResponse => {
   return copy;
 };
 
-/** Runs `payloads` through the tracker in order, one every STEP_MS, threading document and trust state. */
+/** Runs `payloads` through the tracker in order, one every STEP_MS, threading the race state. */
 function run(payloads: EventResponse[]) {
-  let prev: Extract<TrackResult, { kind: 'changed' }>['document'] | undefined;
-  let trust: TrustState | undefined;
+  let state: RaceState | undefined;
   const events: DetectedRaceEvent[] = [];
   const outcomes: string[] = [];
   payloads.forEach((payload, i) => {
-    const result = trackRace(prev, payload, { raceId: RACE_ID, observedAt: T0 + i * STEP_MS, trust });
-    outcomes.push(result.kind === 'rejected' ? result.code : result.kind);
-    if (result.kind === 'changed') {
-      prev = result.document;
-      for (const e of result.entries) if (e.kind === 'event') events.push(e.event as DetectedRaceEvent);
-    }
-    if (result.kind !== 'rejected') trust = result.trust;
+    const result = trackRace(state, payload, T0 + i * STEP_MS, { raceId: RACE_ID });
+    const { outcome } = result;
+    outcomes.push(outcome.kind === 'rejected' ? (outcome.code ?? '') : outcome.kind);
+    for (const e of result.entries) if (e.kind === 'event') events.push(e.event as DetectedRaceEvent);
+    state = result.state;
   });
-  return { events, outcomes, document: prev };
+  return { events, outcomes, document: state?.document };
 }
 
 const types = (events: DetectedRaceEvent[]) => events.map((e) => e.type);
