@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
 import { createLease } from '../../src/cluster/lease.js';
-import { createRedisOutbox } from '../../src/delivery/webhooks/redis-outbox.js';
+import { createRedisOutbox } from '../../src/delivery/webhooks/redis/outbox.js';
 import { createRedisEventLog } from '../../src/store/redis/redis-event-log.js';
 import { eventEntry } from '../delivery/webhooks/helpers.js';
 import { event } from '../store/entry-builders.js';

@@ -106,22 +106,22 @@ describe('cluster key check: the helpers', () => {
  * number of `redis.call`s that do. Fixed ones leave this list; no other file may join it.
  */
 const KEYS_NOT_DECLARED: Record<string, number> = {
-  'src/delivery/webhooks/lua/claim.lua': 9,
-  'src/delivery/webhooks/lua/delete-endpoint.lua': 17,
-  'src/delivery/webhooks/lua/disable.lua': 3,
-  'src/delivery/webhooks/lua/enqueue-one.lua': 1,
-  'src/delivery/webhooks/lua/feed.lua': 5,
-  'src/delivery/webhooks/lua/health.lua': 4,
-  'src/delivery/webhooks/lua/migrate-claims.lua': 6,
-  'src/delivery/webhooks/lua/oldest-claim.lua': 1,
-  'src/delivery/webhooks/lua/pause.lua': 1,
-  'src/delivery/webhooks/lua/prelude.lua': 23,
-  'src/delivery/webhooks/lua/prune.lua': 9,
-  'src/delivery/webhooks/lua/record.lua': 7,
-  'src/delivery/webhooks/lua/recover.lua': 6,
-  'src/delivery/webhooks/lua/replay-range.lua': 1,
-  'src/delivery/webhooks/lua/rotate.lua': 3,
-  'src/delivery/webhooks/lua/update-endpoint.lua': 10,
+  'src/delivery/webhooks/redis/lua/claim.lua': 9,
+  'src/delivery/webhooks/redis/lua/delete-endpoint.lua': 17,
+  'src/delivery/webhooks/redis/lua/disable.lua': 3,
+  'src/delivery/webhooks/redis/lua/enqueue-one.lua': 1,
+  'src/delivery/webhooks/redis/lua/feed.lua': 5,
+  'src/delivery/webhooks/redis/lua/health.lua': 4,
+  'src/delivery/webhooks/redis/lua/migrate-claims.lua': 6,
+  'src/delivery/webhooks/redis/lua/oldest-claim.lua': 1,
+  'src/delivery/webhooks/redis/lua/pause.lua': 1,
+  'src/delivery/webhooks/redis/lua/prelude.lua': 23,
+  'src/delivery/webhooks/redis/lua/prune.lua': 9,
+  'src/delivery/webhooks/redis/lua/record.lua': 7,
+  'src/delivery/webhooks/redis/lua/recover.lua': 6,
+  'src/delivery/webhooks/redis/lua/replay-range.lua': 1,
+  'src/delivery/webhooks/redis/lua/rotate.lua': 3,
+  'src/delivery/webhooks/redis/lua/update-endpoint.lua': 10,
 };
 
 describe('cluster key check: every key a script touches is declared in KEYS', () => {
@@ -129,7 +129,7 @@ describe('cluster key check: every key a script touches is declared in KEYS', ()
 
   it('finds the scripts of the log and of the outbox', () => {
     expect(files).toContain('src/store/redis/lua/append.lua');
-    expect(files).toContain('src/delivery/webhooks/lua/claim.lua');
+    expect(files).toContain('src/delivery/webhooks/redis/lua/claim.lua');
   });
 
   it('has no script outside the ledger that builds a key', () => {
@@ -160,14 +160,14 @@ function wholeSetReads(source: string): string[] {
  * list; no other may join it.
  */
 const WHOLE_SET_READS: Record<string, string[]> = {
-  'src/delivery/webhooks/lua/delete-endpoint.lua': [
+  'src/delivery/webhooks/redis/lua/delete-endpoint.lua': [
     "ZRANGE ekey(ep) .. ':deliveries'",
     "SMEMBERS ekey(ep) .. ':streams'",
   ],
-  'src/delivery/webhooks/lua/migrate-claims.lua': ["SMEMBERS W .. 'inflight'"],
-  'src/delivery/webhooks/lua/prelude.lua': ["SMEMBERS ekey(ep) .. ':streams'"],
-  'src/delivery/webhooks/lua/replay-range.lua': ["ZRANGEBYSCORE ekey(ARGV[2]) .. ':originals'"],
-  'src/delivery/webhooks/lua/update-endpoint.lua': [
+  'src/delivery/webhooks/redis/lua/migrate-claims.lua': ["SMEMBERS W .. 'inflight'"],
+  'src/delivery/webhooks/redis/lua/prelude.lua': ["SMEMBERS ekey(ep) .. ':streams'"],
+  'src/delivery/webhooks/redis/lua/replay-range.lua': ["ZRANGEBYSCORE ekey(ARGV[2]) .. ':originals'"],
+  'src/delivery/webhooks/redis/lua/update-endpoint.lua': [
     "SMEMBERS ekey(ep) .. ':streams'",
     'ZRANGE chainKey(ep, stream)',
   ],

@@ -8,8 +8,8 @@
  * set (stored before the key was) is taken as it is, and sealed when next written (a rotation).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Outbox } from './outbox-port.js';
-import type { EndpointWithSecrets } from './outbox-rows.js';
+import type { Outbox } from './ports.js';
+import type { EndpointWithSecrets } from './sqlite/rows.js';
 
 const SEALED = 'rwsec1.';
 

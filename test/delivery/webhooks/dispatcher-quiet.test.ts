@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/clock.js';
 import { resolveWebhookConfig } from '../../../src/delivery/webhooks/config.js';
-import { createDispatcher } from '../../../src/delivery/webhooks/dispatcher.js';
-import type { Outbox } from '../../../src/delivery/webhooks/outbox-port.js';
+import { createDispatcher } from '../../../src/delivery/webhooks/dispatch/dispatcher.js';
+import type { Outbox } from '../../../src/delivery/webhooks/ports.js';
 import type { Logger } from '../../../src/logger.js';
 
 describe('the dispatcher on a store that fails every read', () => {

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/clock.js';
-import { createFeedReader } from '../../../src/delivery/webhooks/feed-reader.js';
-import type { Outbox } from '../../../src/delivery/webhooks/outbox-port.js';
-import type { NewEndpoint } from '../../../src/delivery/webhooks/outbox-rows.js';
+import { createFeedReader } from '../../../src/delivery/webhooks/dispatch/feed-reader.js';
+import type { Outbox } from '../../../src/delivery/webhooks/ports.js';
+import type { NewEndpoint } from '../../../src/delivery/webhooks/sqlite/rows.js';
 import { type EventFeed, FEED_START } from '../../../src/store/ports.js';
 import type { BackendFactory } from './backends.js';
 import { eventEntry, resetSeqs, silentLogger, until } from './helpers.js';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
-import { createRedisOutbox } from '../../../src/delivery/webhooks/redis-outbox.js';
+import { createRedisOutbox } from '../../../src/delivery/webhooks/redis/outbox.js';
 import { describeWithRedis } from '../../support/redis.js';
 import { eventEntry } from './helpers.js';
 

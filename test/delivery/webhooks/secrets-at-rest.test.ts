@@ -11,15 +11,15 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
+import { generateSecret } from '../../../src/delivery/webhooks/dispatch/signer.js';
 import { createRedisOutbox, createSqliteOutbox, type Outbox } from '../../../src/delivery/webhooks/index.js';
-import type { NewEndpoint } from '../../../src/delivery/webhooks/outbox-rows.js';
 import {
   plainSecrets,
   requireSecretsOpen,
   SecretsKeyError,
   sealedSecrets,
 } from '../../../src/delivery/webhooks/secret-codec.js';
-import { generateSecret } from '../../../src/delivery/webhooks/signer.js';
+import type { NewEndpoint } from '../../../src/delivery/webhooks/sqlite/rows.js';
 import { startRacewire } from '../../../src/runtime.js';
 import { describeStartupFailure } from '../../../src/startup-failure.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';

@@ -8,10 +8,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { createBody, jsonSchema } from './api-schemas.js';
-import { endpointToExport } from './api-views.js';
-import type { Outbox } from './outbox-port.js';
-import { SECRET_PREFIX } from './signer.js';
+import { SECRET_PREFIX } from '../dispatch/signer.js';
+import type { Outbox } from '../ports.js';
+import { createBody, jsonSchema } from './schemas.js';
+import { endpointToExport } from './views.js';
 
 export const exportedEndpoint = createBody.extend({
   id: z.string().min(1).max(100),

@@ -1,12 +1,12 @@
 /**
- * Keys of the Redis outbox, all under `<prefix>webhooks:` (the layout is described in redis-outbox-lua.ts,
+ * Keys of the Redis outbox, all under `<prefix>webhooks:` (the layout is described in scripts.ts,
  * whose scripts build the same names), and the mapping of its hashes to the outbox's public types through
  * the SQLite row mappers, so both backends answer identical objects.
  */
 import type { Redis } from 'ioredis';
-import { redisCall } from '../../store/redis/errors.js';
-import type { RedisScript } from '../../store/redis/script.js';
-import { type Delivery, type EndpointWithSecrets, type Row, toDelivery, toEndpoint } from './outbox-rows.js';
+import { redisCall } from '../../../store/redis/errors.js';
+import type { RedisScript } from '../../../store/redis/script.js';
+import { type Delivery, type EndpointWithSecrets, type Row, toDelivery, toEndpoint } from '../sqlite/rows.js';
 
 export function outboxKeys(prefix: string) {
   const w = `${prefix}webhooks:`;

@@ -6,15 +6,15 @@
  * duplicates a delivery. What has been consumed is then trimmed from the feed. Run it on the node that
  * dispatches (the leader).
  */
-import type { Clock } from '../../clock.js';
-import { throttledLog } from '../../log-throttle.js';
-import type { Logger } from '../../logger.js';
-import type { EventFeed } from '../../store/ports.js';
-import { createWakeLoop } from '../../wake-loop.js';
+import type { Clock } from '../../../clock.js';
+import { throttledLog } from '../../../log-throttle.js';
+import type { Logger } from '../../../logger.js';
+import type { EventFeed } from '../../../store/ports.js';
+import { createWakeLoop } from '../../../wake-loop.js';
+import { formatBody } from '../formatters/index.js';
+import type { Outbox } from '../ports.js';
+import type { BodyFormatter } from '../sqlite/rows.js';
 import { planDeliveries } from './enqueue-plan.js';
-import { formatBody } from './formatters/index.js';
-import type { Outbox } from './outbox-port.js';
-import type { BodyFormatter } from './outbox-rows.js';
 
 export interface FeedReaderDeps {
   feed: EventFeed;

@@ -1,8 +1,8 @@
 /** Row shapes of the outbox tables and their mapping to the public types. */
 import { randomBytes } from 'node:crypto';
-import type { RaceEvent } from '../../events/envelope.js';
-import type { EndpointFilters } from './endpoint-match.js';
-import type { EndpointKind } from './retry-policy.js';
+import type { RaceEvent } from '../../../events/envelope.js';
+import type { EndpointKind } from '../dispatch/retry-policy.js';
+import type { EndpointFilters } from '../endpoint-match.js';
 
 export interface Endpoint {
   id: string;

@@ -4,12 +4,12 @@
  * works only from these tables, which is what makes delivery survive a crash. The storage is synchronous
  * (better-sqlite3); the `Outbox` port is served by async wrappers around it.
  */
-import type { RaceEvent } from '../../events/envelope.js';
-import { FEED_START } from '../../store/ports.js';
-import type { Database } from '../../store/sqlite/database.js';
-import { migrate } from '../../store/sqlite/migrate.js';
-import { createEndpointStore } from './endpoint-store.js';
-import { formatBody } from './formatters/index.js';
+import type { RaceEvent } from '../../../events/envelope.js';
+import { FEED_START } from '../../../store/ports.js';
+import type { Database } from '../../../store/sqlite/database.js';
+import { migrate } from '../../../store/sqlite/migrate.js';
+import type { EndpointKind } from '../dispatch/retry-policy.js';
+import { formatBody } from '../formatters/index.js';
 import type {
   AttemptRecord,
   ClaimedDelivery,
@@ -18,8 +18,10 @@ import type {
   HeldClaim,
   NextState,
   Outbox,
-} from './outbox-port.js';
-import type { EndpointPatch, NewEndpoint } from './outbox-rows.js';
+} from '../ports.js';
+import { plainSecrets, type SecretCodec } from '../secret-codec.js';
+import { createEndpointStore } from './endpoints.js';
+import type { EndpointPatch, NewEndpoint } from './rows.js';
 import {
   type Attempt,
   type BodyFormatter,
@@ -31,13 +33,11 @@ import {
   type Row,
   toAttempt,
   toDelivery,
-} from './outbox-rows.js';
-import { OUTBOX_MIGRATIONS } from './outbox-schema.js';
-import type { EndpointKind } from './retry-policy.js';
-import { plainSecrets, type SecretCodec } from './secret-codec.js';
+} from './rows.js';
+import { OUTBOX_MIGRATIONS } from './schema.js';
 
-export type { Attempt, Delivery, DeliveryStatus, Endpoint, EndpointWithSecrets } from './outbox-rows.js';
-export { newEndpointId, publicEndpoint, RESPONSE_BODY_LIMIT } from './outbox-rows.js';
+export type { Attempt, Delivery, DeliveryStatus, Endpoint, EndpointWithSecrets } from './rows.js';
+export { newEndpointId, publicEndpoint, RESPONSE_BODY_LIMIT } from './rows.js';
 
 export interface OutboxOptions {
   /** @default formatBody */

@@ -1,13 +1,14 @@
 /**
  * Endpoints in Redis: the endpoint half of the Redis outbox (the `webhook_endpoints` table's counterpart,
- * endpoint-store.ts). Changes that touch deliveries too (re-enabling, disabling, deleting, pausing) are
- * scripts in redis-outbox-lua.ts.
+ * sqlite/endpoints.ts). Changes that touch deliveries too (re-enabling, disabling, deleting, pausing) are
+ * scripts in scripts.ts.
  */
 import type { Redis } from 'ioredis';
-import { RedisStoreError, redisCall } from '../../store/redis/errors.js';
-import { newEndpointFields, patchedFields } from './endpoint-store.js';
-import type { Outbox } from './outbox-port.js';
-import type { EndpointPatch, EndpointWithSecrets, NewEndpoint } from './outbox-rows.js';
+import { RedisStoreError, redisCall } from '../../../store/redis/errors.js';
+import type { Outbox } from '../ports.js';
+import { openSecrets, type SecretCodec } from '../secret-codec.js';
+import { newEndpointFields, patchedFields } from '../sqlite/endpoints.js';
+import type { EndpointPatch, EndpointWithSecrets, NewEndpoint } from '../sqlite/rows.js';
 import {
   deleteEndpointScript,
   disableScript,
@@ -15,14 +16,8 @@ import {
   pauseScript,
   rotateScript,
   updateEndpointScript,
-} from './redis-endpoint-lua.js';
-import {
-  ENDPOINT_FIELDS,
-  endpointFromValues,
-  type OutboxKeys,
-  type OutboxScriptRunner,
-} from './redis-outbox-keys.js';
-import { openSecrets, type SecretCodec } from './secret-codec.js';
+} from './endpoint-scripts.js';
+import { ENDPOINT_FIELDS, endpointFromValues, type OutboxKeys, type OutboxScriptRunner } from './keys.js';
 
 /** Runs a pipeline and answers its replies, rejecting with the first command error. */
 export async function pipelineValues(

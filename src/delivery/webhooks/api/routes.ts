@@ -5,8 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RaceEvent } from '../../events/envelope.js';
-import { installApiGuard } from './api-guard.js';
+import type { RaceEvent } from '../../../events/envelope.js';
+import type { ResolvedWebhookConfig } from '../config.js';
+import { generateSecret } from '../dispatch/signer.js';
+import { checkWebhookUrl, type Resolver } from '../dispatch/ssrf.js';
+import { WebhookError } from '../errors.js';
+import { CHAT_ALERT_TYPES } from '../formatters/chat-message.js';
+import type { Outbox } from '../ports.js';
+import { newEndpointId } from '../sqlite/rows.js';
+import { endpointExportRoutes } from './endpoint-export.js';
+import { installApiGuard } from './guard.js';
 import {
   attemptView,
   createBody,
@@ -19,16 +27,8 @@ import {
   jsonSchema,
   replayRangeBody,
   updateBody,
-} from './api-schemas.js';
-import { attemptToView, deliveryToView, endpointToView } from './api-views.js';
-import type { ResolvedWebhookConfig } from './config.js';
-import { endpointExportRoutes } from './endpoint-export.js';
-import { WebhookError } from './errors.js';
-import { CHAT_ALERT_TYPES } from './formatters/chat-message.js';
-import type { Outbox } from './outbox-port.js';
-import { newEndpointId } from './outbox-rows.js';
-import { generateSecret } from './signer.js';
-import { checkWebhookUrl, type Resolver } from './ssrf.js';
+} from './schemas.js';
+import { attemptToView, deliveryToView, endpointToView } from './views.js';
 
 export interface RoutesDeps {
   outbox: Outbox;

@@ -1,14 +1,15 @@
 /**
  * The outbox in Redis, shared by every node (multi-node mode): the same behaviour as the SQLite outbox
- * behind the same port, with each state change one Lua script (redis-outbox-lua.ts). The client is the
+ * behind the same port, with each state change one Lua script (scripts.ts). The client is the
  * caller's and is never quit.
  */
 import type { Redis } from 'ioredis';
-import type { RaceEvent } from '../../events/envelope.js';
-import { FEED_START } from '../../store/ports.js';
-import { redisCall } from '../../store/redis/errors.js';
-import { formatBody } from './formatters/index.js';
-import type { Outbox } from './outbox-port.js';
+import type { RaceEvent } from '../../../events/envelope.js';
+import { FEED_START } from '../../../store/ports.js';
+import { redisCall } from '../../../store/redis/errors.js';
+import { formatBody } from '../formatters/index.js';
+import type { Outbox } from '../ports.js';
+import { plainSecrets, type SecretCodec } from '../secret-codec.js';
 import {
   type Attempt,
   type BodyFormatter,
@@ -17,15 +18,15 @@ import {
   RESPONSE_BODY_LIMIT,
   type Row,
   toAttempt,
-} from './outbox-rows.js';
-import { createRedisEndpoints, pipelineValues } from './redis-endpoints.js';
+} from '../sqlite/rows.js';
+import { createRedisEndpoints, pipelineValues } from './endpoints.js';
 import {
   DELIVERY_FIELDS,
   deliveryFromValues,
   type OutboxScriptRunner,
   outboxKeys,
   runScript,
-} from './redis-outbox-keys.js';
+} from './keys.js';
 import {
   claimScript,
   enqueueOneScript,
@@ -37,8 +38,7 @@ import {
   recoverScript,
   replayRangeScript,
   replayScript,
-} from './redis-outbox-lua.js';
-import { plainSecrets, type SecretCodec } from './secret-codec.js';
+} from './scripts.js';
 
 export interface RedisOutboxOptions {
   redis: Redis;

@@ -8,16 +8,16 @@
  */
 import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
-import { type Clock, systemClock } from '../../clock.js';
-import { throttledLog } from '../../log-throttle.js';
-import type { Logger } from '../../logger.js';
-import { createWakeLoop } from '../../wake-loop.js';
-import type { ResolvedWebhookConfig } from './config.js';
-import { discordUrl } from './formatters/discord.js';
-import type { Sender } from './http-sender.js';
-import type { ClaimedDelivery, NextState, Outbox } from './outbox-port.js';
-import type { EndpointWithSecrets } from './outbox-rows.js';
+import { type Clock, systemClock } from '../../../clock.js';
+import { throttledLog } from '../../../log-throttle.js';
+import type { Logger } from '../../../logger.js';
+import { createWakeLoop } from '../../../wake-loop.js';
+import type { ResolvedWebhookConfig } from '../config.js';
+import { discordUrl } from '../formatters/discord.js';
+import type { ClaimedDelivery, NextState, Outbox } from '../ports.js';
+import type { EndpointWithSecrets } from '../sqlite/rows.js';
 import { type Decision, decide, isFailure } from './retry-policy.js';
+import type { Sender } from './sender.js';
 import { signDelivery } from './signer.js';
 
 const PRUNE_EVERY_MS = 3_600_000;

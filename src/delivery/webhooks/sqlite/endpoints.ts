@@ -2,15 +2,15 @@
  * The `webhook_endpoints` table: registered endpoints, their secrets and health. The outbox composes it with
  * the delivery tables and adds what touches both (re-enabling, disabling, deleting).
  */
-import type { Database } from '../../store/sqlite/database.js';
+import type { Database } from '../../../store/sqlite/database.js';
+import { openSecrets, type SecretCodec } from '../secret-codec.js';
 import {
   type EndpointPatch,
   type EndpointWithSecrets,
   type NewEndpoint,
   type Row,
   toEndpoint,
-} from './outbox-rows.js';
-import { openSecrets, type SecretCodec } from './secret-codec.js';
+} from './rows.js';
 
 /** The stored fields of a new endpoint, its secret sealed: SQLite columns and Redis hash fields have the
  * same names. */

@@ -1,7 +1,7 @@
 /**
  * The outbox port: what the endpoints API, the feed reader and the dispatcher need from durable storage,
  * implemented by the SQLite outbox (one node) and the Redis outbox (several nodes). Both are fed the same way:
- * the feed reader (feed-reader.ts) reads the event log's feed after the outbox's cursor. Async so that a
+ * the feed reader (dispatch/feed-reader.ts) reads the event log's feed after the outbox's cursor. Async so that a
  * networked store fits; the contract suite (test/delivery/webhooks/outbox.contract.ts) runs against both.
  *
  * Contract, whatever the backend:
@@ -28,7 +28,7 @@
  *   nor duplicates a delivery, and (endpoint, event id) is enqueued at most once.
  */
 import type { RaceEvent } from '../../events/envelope.js';
-import type { PlannedDelivery } from './enqueue-plan.js';
+import type { PlannedDelivery } from './dispatch/enqueue-plan.js';
 import type {
   Attempt,
   Delivery,
@@ -36,7 +36,7 @@ import type {
   EndpointPatch,
   EndpointWithSecrets,
   NewEndpoint,
-} from './outbox-rows.js';
+} from './sqlite/rows.js';
 
 export interface AttemptRecord {
   at: number;
