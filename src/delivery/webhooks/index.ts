@@ -21,8 +21,8 @@ import {
   type Resolver,
   systemResolver,
 } from './dispatch/ssrf.js';
+import type { DeliveryStatus } from './model.js';
 import type { Outbox } from './ports.js';
-import type { DeliveryStatus } from './sqlite/outbox.js';
 
 export type { WebhookConfig } from './config.js';
 export type { Outcome } from './dispatch/dispatcher.js';
@@ -167,7 +167,10 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
   return {
     setDispatching,
     async stats() {
-      const [deliveries, health] = await Promise.all([outbox.counts(), outbox.endpointHealth()]);
+      const [deliveries, health] = await Promise.all([
+        outbox.history.counts(),
+        outbox.endpoints.endpointHealth(),
+      ]);
       return {
         pending: deliveries.pending + deliveries.in_flight,
         ...health,

@@ -10,7 +10,8 @@ describe('the dispatcher on a store that fails every read', () => {
   it('logs the failure once, then once a minute with a count', async () => {
     const clock = createManualClock(Date.parse('2026-11-26T10:00:00Z'));
     const ioerr = () => Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }));
-    const outbox = new Proxy({}, { get: () => ioerr }) as unknown as Outbox;
+    const failing = new Proxy({}, { get: () => ioerr });
+    const outbox = { queue: failing, endpoints: failing, history: failing } as unknown as Outbox;
     const lines: Array<{ repeated?: number; msg: string }> = [];
     const record = (obj: { repeated?: number }, msg: string) => lines.push({ repeated: obj.repeated, msg });
     const logger = { error: record, warn: record, info: () => {}, debug: () => {} } as unknown as Logger;

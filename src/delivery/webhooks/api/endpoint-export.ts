@@ -42,7 +42,7 @@ export function endpointExportRoutes(
       },
     },
     async (_req, reply) => {
-      const endpoints = (await deps.outbox.listEndpoints()).map(endpointToExport);
+      const endpoints = (await deps.outbox.endpoints.listEndpoints()).map(endpointToExport);
       return reply.header('cache-control', 'no-store').send({ endpoints });
     },
   );
@@ -65,11 +65,11 @@ export function endpointExportRoutes(
       const created: string[] = [];
       const kept: string[] = [];
       for (const e of body.endpoints) {
-        if (await deps.outbox.endpoint(e.id)) {
+        if (await deps.outbox.endpoints.endpoint(e.id)) {
           kept.push(e.id);
           continue;
         }
-        await deps.outbox.createEndpoint({ ...e, url: await deps.checkUrl(e.url) });
+        await deps.outbox.endpoints.createEndpoint({ ...e, url: await deps.checkUrl(e.url) });
         created.push(e.id);
       }
       await deps.restored?.();

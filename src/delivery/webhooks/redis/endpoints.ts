@@ -1,55 +1,28 @@
 /**
- * Endpoints in Redis: the endpoint half of the Redis outbox (the `webhook_endpoints` table's counterpart,
- * sqlite/endpoints.ts). Changes that touch deliveries too (re-enabling, disabling, deleting, pausing) are
- * scripts in scripts.ts.
+ * The Redis endpoints: one hash per endpoint and the set of them by creation time. Changes that also touch
+ * what the endpoint is owed (re-enabling, disabling, deleting) or its health are scripts (scripts.ts).
  */
 import type { Redis } from 'ioredis';
-import { RedisStoreError, redisCall } from '../../../store/redis/errors.js';
-import type { Outbox } from '../ports.js';
+import { redisCall } from '../../../store/redis/errors.js';
+import type { EndpointWithSecrets, NewEndpoint } from '../model.js';
+import type { WebhookEndpoints } from '../ports.js';
 import { openSecrets, type SecretCodec } from '../secret-codec.js';
-import { newEndpointFields, patchedFields } from '../sqlite/endpoints.js';
-import type { EndpointPatch, EndpointWithSecrets, NewEndpoint } from '../sqlite/rows.js';
+import {
+  ENDPOINT_FIELDS,
+  endpointFromValues,
+  newEndpointHash,
+  type OutboxKeys,
+  type OutboxScriptRunner,
+  patchedHashFields,
+  pipelineValues,
+} from './keys.js';
 import {
   deleteEndpointScript,
   disableScript,
   healthScript,
-  pauseScript,
   rotateScript,
   updateEndpointScript,
-} from './endpoint-scripts.js';
-import { ENDPOINT_FIELDS, endpointFromValues, type OutboxKeys, type OutboxScriptRunner } from './keys.js';
-
-/** Runs a pipeline and answers its replies, rejecting with the first command error. */
-export async function pipelineValues(
-  what: string,
-  pipeline: ReturnType<Redis['pipeline']>,
-): Promise<unknown[]> {
-  return redisCall(what, async () => {
-    const out = await pipeline.exec();
-    if (!out) throw new RedisStoreError('redis_unavailable', `${what}: pipeline aborted`);
-    return out.map(([err, value]) => {
-      if (err) throw err;
-      return value;
-    });
-  });
-}
-
-export type RedisEndpoints = Pick<
-  Outbox,
-  | 'endpoint'
-  | 'listEndpoints'
-  | 'createEndpoint'
-  | 'updateEndpoint'
-  | 'deleteEndpoint'
-  | 'rotateSecret'
-  | 'disableEndpoint'
-  | 'pauseEndpoint'
-  | 'markEndpointHealth'
-  | 'endpointHealth'
-> & {
-  /** The endpoints and the version they were read at (the feed refuses to write if it moved). */
-  enabledEndpoints(): Promise<{ version: string; endpoints: EndpointWithSecrets[] }>;
-};
+} from './scripts.js';
 
 export function createRedisEndpoints(
   redis: Redis,
@@ -58,7 +31,7 @@ export function createRedisEndpoints(
   secrets: SecretCodec,
   /** Runs an outbox script (the outbox's, which first upgrades the key layout once). */
   run: OutboxScriptRunner,
-): RedisEndpoints {
+): WebhookEndpoints {
   const read = (values: readonly (string | null)[]) => {
     const e = endpointFromValues(values);
     return e && openSecrets(secrets, e);
@@ -88,27 +61,17 @@ export function createRedisEndpoints(
       const at = now();
       const tx = redis
         .multi()
-        .hset(keys.endpoint(e.id), {
-          ...newEndpointFields(e, secrets),
-          paused_until: 0,
-          created_at: at,
-          updated_at: at,
-        })
+        .hset(keys.endpoint(e.id), newEndpointHash(e, secrets, at))
         .zadd(keys.endpoints, at, e.id)
         .incr(keys.endpointsVersion);
       await pipelineValues(`create endpoint ${e.id}`, tx);
       return (await endpoint(e.id)) as EndpointWithSecrets;
     },
 
-    async updateEndpoint(id: string, patch: EndpointPatch) {
-      const fields = patchedFields(patch).flat();
+    async updateEndpoint(id, patch) {
       const flags = [patch.enabled ? '1' : '0', patch.enabled === undefined ? '0' : '1'];
-      const found = await run(`update endpoint ${id}`, updateEndpointScript, [
-        id,
-        now(),
-        ...flags,
-        ...fields,
-      ]);
+      const args = [id, now(), ...flags, ...patchedHashFields(patch)];
+      const found = await run(`update endpoint ${id}`, updateEndpointScript, args);
       return found === 1 ? endpoint(id) : undefined;
     },
 
@@ -123,10 +86,6 @@ export function createRedisEndpoints(
 
     async disableEndpoint(id, reason) {
       await run(`disable endpoint ${id}`, disableScript, [id, reason, now()]);
-    },
-
-    async pauseEndpoint(id, until) {
-      await run(`pause endpoint ${id}`, pauseScript, [id, until]);
     },
 
     async markEndpointHealth(id, failed, at) {

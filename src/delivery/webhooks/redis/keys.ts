@@ -1,12 +1,23 @@
 /**
- * Keys of the Redis outbox, all under `<prefix>webhooks:` (the layout is described in scripts.ts,
- * whose scripts build the same names), and the mapping of its hashes to the outbox's public types through
- * the SQLite row mappers, so both backends answer identical objects.
+ * Keys of the Redis adapter, all under `<prefix>webhooks:` (the layout is described in scripts.ts, whose Lua
+ * builds the same names), how a script is run, and the mapping between its hashes and the model. The hash
+ * fields carry the names of the SQLite columns (they are data, kept since the first release), but the mapping
+ * is this adapter's own.
  */
 import type { Redis } from 'ioredis';
-import { redisCall } from '../../../store/redis/errors.js';
+import { RedisStoreError, redisCall } from '../../../store/redis/errors.js';
 import type { RedisScript } from '../../../store/redis/script.js';
-import { type Delivery, type EndpointWithSecrets, type Row, toDelivery, toEndpoint } from '../sqlite/rows.js';
+import type { EndpointFilters } from '../endpoint-match.js';
+import type {
+  Attempt,
+  Delivery,
+  DeliveryStatus,
+  EndpointKind,
+  EndpointPatch,
+  EndpointWithSecrets,
+  NewEndpoint,
+} from '../model.js';
+import type { SecretCodec } from '../secret-codec.js';
 
 export function outboxKeys(prefix: string) {
   const w = `${prefix}webhooks:`;
@@ -27,13 +38,14 @@ export function outboxKeys(prefix: string) {
 
 export type OutboxKeys = ReturnType<typeof outboxKeys>;
 
+/** Runs one outbox script; a Redis failure rejects with `redis_unavailable`. */
 export type OutboxScriptRunner = (
   what: string,
   script: RedisScript,
   args: Array<string | number>,
 ) => Promise<unknown>;
 
-/** Runs an outbox script with the prefix as ARGV[1]; a Redis failure rejects with `redis_unavailable`. */
+/** Runs an outbox script with the prefix as ARGV[1]. */
 export const runScript = (
   redis: Redis,
   keys: OutboxKeys,
@@ -42,18 +54,25 @@ export const runScript = (
   args: Array<string | number>,
 ): Promise<unknown> => redisCall(what, () => script.run(redis, [], [keys.w, ...args]));
 
-const toRow = (
-  fields: readonly string[],
-  values: readonly (string | null)[],
-  numeric: ReadonlySet<string>,
-) => {
-  const row: Row = {};
-  fields.forEach((f, i) => {
-    const v = values[i] ?? null;
-    row[f] = v !== null && numeric.has(f) ? Number(v) : v;
+/** Runs a pipeline and answers its replies, rejecting with the first command error. */
+export async function pipelineValues(
+  what: string,
+  pipeline: ReturnType<Redis['pipeline']>,
+): Promise<unknown[]> {
+  return redisCall(what, async () => {
+    const out = await pipeline.exec();
+    if (!out) throw new RedisStoreError('redis_unavailable', `${what}: pipeline aborted`);
+    return out.map(([err, value]) => {
+      if (err) throw err;
+      return value;
+    });
   });
-  return row;
-};
+}
+
+/** Everything a hash holds is a string; absent fields are null. */
+type Values = readonly (string | null)[];
+const text = (v: string | null | undefined) => v ?? null;
+const int = (v: string | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
 export const ENDPOINT_FIELDS = [
   'id',
@@ -72,16 +91,57 @@ export const ENDPOINT_FIELDS = [
   'created_at',
   'updated_at',
 ] as const;
-const ENDPOINT_NUMERIC = new Set([
-  'enabled',
-  'failing_since',
-  'paused_until',
-  'previous_secret_expires_at',
-  'created_at',
-  'updated_at',
-]);
 
-/** Every column but the body, which only the sender reads. */
+/** From `HMGET ENDPOINT_FIELDS`; undefined when the endpoint does not exist. Its secrets still sealed. */
+export function endpointFromValues(v: Values): EndpointWithSecrets | undefined {
+  const [id, url, kind, description, eventTypes, filters, enabled, reason, failingSince, pausedUntil] = v;
+  const [secret, previousSecret, previousExpires, createdAt, updatedAt] = v.slice(10);
+  if (!id) return undefined;
+  return {
+    id,
+    url: url ?? '',
+    kind: kind as EndpointKind,
+    description: description ?? '',
+    eventTypes: JSON.parse(eventTypes ?? '[]') as string[],
+    filters: JSON.parse(filters ?? '{}') as EndpointFilters,
+    enabled: enabled === '1',
+    disabledReason: text(reason),
+    failingSince: int(failingSince),
+    createdAt: Number(createdAt),
+    updatedAt: Number(updatedAt),
+    secret: secret ?? '',
+    previousSecret: text(previousSecret),
+    previousSecretExpiresAt: int(previousExpires),
+    pausedUntil: Number(pausedUntil ?? 0),
+  };
+}
+
+/** The hash of a new endpoint, its secret sealed. */
+export const newEndpointHash = (e: NewEndpoint, secrets: SecretCodec, at: number) => ({
+  id: e.id,
+  url: e.url,
+  kind: e.kind,
+  description: e.description,
+  event_types: JSON.stringify(e.eventTypes),
+  filters: JSON.stringify(e.filters),
+  enabled: e.enabled ? 1 : 0,
+  secret: secrets.seal(e.id, e.secret),
+  paused_until: 0,
+  created_at: at,
+  updated_at: at,
+});
+
+/** The hash fields a patch sets, as field, value, field, value... (update-endpoint.lua's ARGV). */
+export const patchedHashFields = (patch: EndpointPatch): Array<string | number> =>
+  [
+    ['url', patch.url],
+    ['description', patch.description],
+    ['event_types', patch.eventTypes && JSON.stringify(patch.eventTypes)],
+    ['filters', patch.filters && JSON.stringify(patch.filters)],
+    ['enabled', patch.enabled === undefined ? undefined : patch.enabled ? 1 : 0],
+  ].flatMap(([field, value]) => (value === undefined ? [] : [field as string, value as string | number]));
+
+/** Every delivery field but the body, which only the sender reads. */
 export const DELIVERY_FIELDS = [
   'id',
   'endpoint_id',
@@ -98,25 +158,72 @@ export const DELIVERY_FIELDS = [
   'last_error',
   'replay_of',
 ] as const;
-const DELIVERY_NUMERIC = new Set([
-  'id',
-  'seq',
-  'attempts',
-  'next_attempt_at',
-  'created_at',
-  'updated_at',
-  'last_status_code',
-  'replay_of',
-]);
-
-/** From `HMGET ENDPOINT_FIELDS`; undefined when the endpoint does not exist. */
-export const endpointFromValues = (values: readonly (string | null)[]): EndpointWithSecrets | undefined =>
-  values[0] === null || values[0] === undefined
-    ? undefined
-    : toEndpoint(toRow(ENDPOINT_FIELDS, values, ENDPOINT_NUMERIC));
 
 /** From `HMGET DELIVERY_FIELDS`; undefined when the delivery does not exist. */
-export const deliveryFromValues = (values: readonly (string | null)[]): Delivery | undefined =>
-  values[0] === null || values[0] === undefined
-    ? undefined
-    : toDelivery(toRow(DELIVERY_FIELDS, values, DELIVERY_NUMERIC));
+export function deliveryFromValues(v: Values): Delivery | undefined {
+  const [id, endpointId, eventId, eventType, stream, seq, status, attempts, nextAttemptAt] = v;
+  const [createdAt, updatedAt, lastStatusCode, lastError, replayOf] = v.slice(9);
+  if (!id) return undefined;
+  return {
+    id: Number(id),
+    endpointId: endpointId ?? '',
+    eventId: eventId ?? '',
+    eventType: eventType ?? '',
+    stream: stream ?? '',
+    seq: Number(seq),
+    status: status as DeliveryStatus,
+    attempts: Number(attempts),
+    nextAttemptAt: Number(nextAttemptAt),
+    createdAt: Number(createdAt),
+    updatedAt: Number(updatedAt),
+    lastStatusCode: int(lastStatusCode),
+    lastError: text(lastError),
+    replayOf: int(replayOf),
+  };
+}
+
+/** The JSON of one attempt as record.lua stores it (snake_case, as since the first release). */
+interface StoredAttempt {
+  id: number;
+  delivery_id: number;
+  attempt_no: number;
+  at: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_body: string;
+  outcome: string;
+  claim?: number | null;
+  fence?: number | null;
+}
+
+export const attemptToJson = (a: Omit<Attempt, 'id'>): string =>
+  JSON.stringify({
+    delivery_id: a.deliveryId,
+    attempt_no: a.attemptNo,
+    at: a.at,
+    status_code: a.statusCode,
+    latency_ms: a.latencyMs,
+    error: a.error,
+    response_body: a.responseBody,
+    outcome: a.outcome,
+    claim: a.claim,
+    fence: a.fence,
+  });
+
+export function attemptFromJson(json: string): Attempt {
+  const a = JSON.parse(json) as StoredAttempt;
+  return {
+    id: a.id,
+    deliveryId: a.delivery_id,
+    attemptNo: a.attempt_no,
+    at: a.at,
+    statusCode: a.status_code ?? null,
+    latencyMs: a.latency_ms,
+    error: a.error ?? null,
+    responseBody: a.response_body,
+    outcome: a.outcome,
+    claim: a.claim ?? null,
+    fence: a.fence ?? null,
+  };
+}

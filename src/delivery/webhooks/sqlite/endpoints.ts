@@ -1,43 +1,15 @@
 /**
- * The `webhook_endpoints` table: registered endpoints, their secrets and health. The outbox composes it with
- * the delivery tables and adds what touches both (re-enabling, disabling, deleting).
+ * The SQLite endpoints: the `webhook_endpoints` table, its secrets sealed by the codec. Changes that also
+ * touch what the endpoint is owed (re-enabling, disabling, deleting) run in one transaction with the chains.
  */
 import type { Database } from '../../../store/sqlite/database.js';
+import type { EndpointPatch, EndpointWithSecrets, NewEndpoint } from '../model.js';
+import type { WebhookEndpoints } from '../ports.js';
 import { openSecrets, type SecretCodec } from '../secret-codec.js';
-import {
-  type EndpointPatch,
-  type EndpointWithSecrets,
-  type NewEndpoint,
-  type Row,
-  toEndpoint,
-} from './rows.js';
+import type { Chains, Sync } from './chains.js';
+import { newEndpointColumns, patchedColumns, type Row, toEndpoint } from './rows.js';
 
-/** The stored fields of a new endpoint, its secret sealed: SQLite columns and Redis hash fields have the
- * same names. */
-export const newEndpointFields = (e: NewEndpoint, secrets: SecretCodec) => ({
-  id: e.id,
-  url: e.url,
-  kind: e.kind,
-  description: e.description,
-  event_types: JSON.stringify(e.eventTypes),
-  filters: JSON.stringify(e.filters),
-  enabled: e.enabled ? 1 : 0,
-  secret: secrets.seal(e.id, e.secret),
-});
-
-/** The stored fields a patch sets, by name, leaving out what it does not change. */
-export function patchedFields(patch: EndpointPatch): Array<[column: string, value: string | number]> {
-  const columns = [
-    ['url', patch.url],
-    ['description', patch.description],
-    ['event_types', patch.eventTypes && JSON.stringify(patch.eventTypes)],
-    ['filters', patch.filters && JSON.stringify(patch.filters)],
-    ['enabled', patch.enabled === undefined ? undefined : patch.enabled ? 1 : 0],
-  ] as const;
-  return columns.flatMap(([column, value]) => (value === undefined ? [] : [[column, value]]));
-}
-
-export function createEndpointStore(db: Database, now: () => number, secrets: SecretCodec) {
+export function createSqliteEndpoints(db: Database, chains: Chains, now: () => number, secrets: SecretCodec) {
   const s = {
     enabled: db.prepare('SELECT * FROM webhook_endpoints WHERE enabled = 1'),
     all: db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id'),
@@ -57,9 +29,14 @@ export function createEndpointStore(db: Database, now: () => number, secrets: Se
     failing: db.prepare(
       'UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?) WHERE id = ?',
     ),
-    pause: db.prepare('UPDATE webhook_endpoints SET paused_until = ? WHERE id = ?'),
     health: db.prepare(`SELECT COALESCE(SUM(enabled = 1 AND failing_since IS NOT NULL), 0) AS failing,
       COALESCE(SUM(enabled = 0), 0) AS disabled FROM webhook_endpoints`),
+    resume: db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = MIN(next_attempt_at, ?)
+      WHERE endpoint_id = ? AND status = 'pending'`),
+    deleteAttempts: db.prepare(`DELETE FROM webhook_attempts WHERE delivery_id IN
+      (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)`),
+    deleteDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ?'),
+    deleteChains: db.prepare('DELETE FROM webhook_chains WHERE endpoint_id = ?'),
   };
 
   const read = (r: Row) => openSecrets(secrets, toEndpoint(r));
@@ -68,31 +45,54 @@ export function createEndpointStore(db: Database, now: () => number, secrets: Se
     return r && read(r);
   };
 
-  return {
+  /** Sets the given columns; re-enabling clears the reason, the failure clock and any pause. */
+  const updateRow = (id: string, patch: EndpointPatch): boolean => {
+    const sets: string[] = ['updated_at = @now'];
+    const values: Record<string, unknown> = { id, now: now() };
+    for (const [column, value] of patchedColumns(patch)) {
+      sets.push(`${column} = @${column}`);
+      values[column] = value;
+    }
+    if (patch.enabled) sets.push('disabled_reason = NULL', 'failing_since = NULL', 'paused_until = 0');
+    return (
+      db.prepare(`UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE id = @id`).run(values).changes > 0
+    );
+  };
+
+  const sync = {
     endpoint,
     listEndpoints: (): EndpointWithSecrets[] => (s.all.all() as Row[]).map(read),
-    enabledEndpoints: (): EndpointWithSecrets[] => (s.enabled.all() as Row[]).map(read),
+    enabledEndpoints: () =>
+      db.transaction(() => ({
+        version: chains.state('endpoints_version', '0'),
+        endpoints: (s.enabled.all() as Row[]).map(read),
+      }))(),
 
-    createEndpoint(e: NewEndpoint): EndpointWithSecrets {
-      s.insert.run({ ...newEndpointFields(e, secrets), now: now() });
-      return endpoint(e.id) as EndpointWithSecrets;
-    },
+    createEndpoint: (e: NewEndpoint): EndpointWithSecrets =>
+      db.transaction(() => {
+        chains.endpointsChanged();
+        s.insert.run({ ...newEndpointColumns(e, secrets), now: now() });
+        return endpoint(e.id) as EndpointWithSecrets;
+      })(),
 
-    /** Updates the given fields; re-enabling clears the reason, the failure clock and any pause. */
-    updateRow(id: string, patch: EndpointPatch): boolean {
-      const sets: string[] = ['updated_at = @now'];
-      const values: Record<string, unknown> = { id, now: now() };
-      for (const [column, value] of patchedFields(patch)) {
-        sets.push(`${column} = @${column}`);
-        values[column] = value;
-      }
-      if (patch.enabled) sets.push('disabled_reason = NULL', 'failing_since = NULL', 'paused_until = 0');
-      return (
-        db.prepare(`UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE id = @id`).run(values).changes > 0
-      );
-    },
+    /** Re-enabling makes the endpoint's held deliveries due now. */
+    updateEndpoint: (id: string, patch: EndpointPatch): EndpointWithSecrets | undefined =>
+      db.transaction(() => {
+        if (!updateRow(id, patch)) return undefined;
+        chains.endpointsChanged();
+        if (patch.enabled) s.resume.run(now(), id);
+        if (patch.enabled !== undefined) chains.refreshEndpoint(id);
+        return endpoint(id);
+      })(),
 
-    removeRow: (id: string): boolean => s.remove.run(id).changes > 0,
+    deleteEndpoint: (id: string): boolean =>
+      db.transaction(() => {
+        s.deleteAttempts.run(id);
+        s.deleteDeliveries.run(id);
+        s.deleteChains.run(id);
+        chains.endpointsChanged();
+        return s.remove.run(id).changes > 0;
+      })(),
 
     rotateSecret(id: string, secret: string, overlapMs: number): EndpointWithSecrets | undefined {
       const at = now();
@@ -100,10 +100,14 @@ export function createEndpointStore(db: Database, now: () => number, secrets: Se
       return s.rotate.run(at + overlapMs, sealed, at, id).changes === 0 ? undefined : endpoint(id);
     },
 
-    disableRow: (id: string, reason: string) => void s.disable.run(reason, now(), id),
-    pauseRow: (id: string, until: number) => void s.pause.run(until, id),
+    disableEndpoint: (id: string, reason: string) =>
+      db.transaction(() => {
+        s.disable.run(reason, now(), id);
+        chains.endpointsChanged();
+        chains.refreshEndpoint(id);
+      })(),
 
-    /** Records whether the endpoint is failing: the clock starts at its first failure, a success stops it. */
+    /** The clock starts at the first failure; a success stops it. */
     markEndpointHealth(id: string, failed: boolean, at: number): number | null {
       if (!failed) {
         s.healthy.run(id);
@@ -114,7 +118,6 @@ export function createEndpointStore(db: Database, now: () => number, secrets: Se
     },
 
     endpointHealth: () => s.health.get() as { failing: number; disabled: number },
-  };
+  } satisfies Sync<WebhookEndpoints>;
+  return sync;
 }
-
-export type EndpointStore = ReturnType<typeof createEndpointStore>;

@@ -1,76 +1,18 @@
-/** Row shapes of the outbox tables and their mapping to the public types. */
-import { randomBytes } from 'node:crypto';
-import type { RaceEvent } from '../../../events/envelope.js';
-import type { EndpointKind } from '../dispatch/retry-policy.js';
+/**
+ * The SQLite adapter's rows: the column names of the `webhook_*` tables (schema.ts) and their mapping to and
+ * from the model (model.ts). Only the SQLite adapter uses them; the Redis adapter has its own hash mapping.
+ */
 import type { EndpointFilters } from '../endpoint-match.js';
-
-export interface Endpoint {
-  id: string;
-  url: string;
-  kind: EndpointKind;
-  description: string;
-  eventTypes: string[];
-  filters: EndpointFilters;
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface EndpointWithSecrets extends Endpoint {
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: number | null;
-  pausedUntil: number;
-}
-
-/** What an endpoint's creator gives, and what an update may change. */
-export type EndpointPatch = Partial<
-  Pick<Endpoint, 'url' | 'description' | 'eventTypes' | 'filters' | 'enabled'>
->;
-export type NewEndpoint = Omit<Endpoint, 'createdAt' | 'updatedAt' | 'disabledReason' | 'failingSince'> & {
-  secret: string;
-};
-
-export type DeliveryStatus = 'pending' | 'in_flight' | 'delivered' | 'failed';
-
-export interface Delivery {
-  id: number;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  stream: string;
-  seq: number;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: number;
-  createdAt: number;
-  updatedAt: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  replayOf: number | null;
-}
-
-export interface Attempt {
-  id: number;
-  deliveryId: number;
-  attemptNo: number;
-  at: number;
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-  responseBody: string;
-  outcome: string;
-  /** The claim the attempt was made under and its lease term's fencing token (null before claims had them). */
-  claim: number | null;
-  fence: number | null;
-}
-
-/** Formats the body for an endpoint; undefined means this endpoint gets no message for the event. */
-export type BodyFormatter = (kind: EndpointKind, event: RaceEvent) => string | undefined;
-
-export const RESPONSE_BODY_LIMIT = 1024;
+import type {
+  Attempt,
+  Delivery,
+  DeliveryStatus,
+  EndpointKind,
+  EndpointPatch,
+  EndpointWithSecrets,
+  NewEndpoint,
+} from '../model.js';
+import type { SecretCodec } from '../secret-codec.js';
 
 export type Row = Record<string, unknown>;
 
@@ -127,10 +69,26 @@ export const toAttempt = (r: Row): Attempt => ({
   fence: (r.fence as number | null) ?? null,
 });
 
-/** Public view of an endpoint: never its secrets. */
-export const publicEndpoint = (e: EndpointWithSecrets): Endpoint => {
-  const { secret, previousSecret, previousSecretExpiresAt, pausedUntil, ...rest } = e;
-  return rest;
-};
+/** The columns of a new endpoint, its secret sealed. */
+export const newEndpointColumns = (e: NewEndpoint, secrets: SecretCodec) => ({
+  id: e.id,
+  url: e.url,
+  kind: e.kind,
+  description: e.description,
+  event_types: JSON.stringify(e.eventTypes),
+  filters: JSON.stringify(e.filters),
+  enabled: e.enabled ? 1 : 0,
+  secret: secrets.seal(e.id, e.secret),
+});
 
-export const newEndpointId = () => `ep_${randomBytes(12).toString('base64url')}`;
+/** The columns a patch sets, by name, leaving out what it does not change. */
+export function patchedColumns(patch: EndpointPatch): Array<[column: string, value: string | number]> {
+  const columns = [
+    ['url', patch.url],
+    ['description', patch.description],
+    ['event_types', patch.eventTypes && JSON.stringify(patch.eventTypes)],
+    ['filters', patch.filters && JSON.stringify(patch.filters)],
+    ['enabled', patch.enabled === undefined ? undefined : patch.enabled ? 1 : 0],
+  ] as const;
+  return columns.flatMap(([column, value]) => (value === undefined ? [] : [[column, value]]));
+}
