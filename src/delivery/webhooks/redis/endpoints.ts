@@ -80,7 +80,12 @@ export function createRedisEndpoints(
     async rotateSecret(id, secret, overlapMs) {
       const at = now();
       const sealed = secrets.seal(id, secret);
-      const found = await run(`rotate secret of ${id}`, rotateScript, [id, sealed, at + overlapMs, at]);
+      const found = await run(
+        `rotate secret of ${id}`,
+        rotateScript,
+        [sealed, at + overlapMs, at],
+        [keys.endpoint(id)],
+      );
       return found === 1 ? endpoint(id) : undefined;
     },
 
@@ -89,7 +94,7 @@ export function createRedisEndpoints(
     },
 
     async markEndpointHealth(id, failed, at) {
-      const since = await run(`health of ${id}`, healthScript, [id, failed ? '1' : '0', at]);
+      const since = await run(`health of ${id}`, healthScript, [failed ? '1' : '0', at], [keys.endpoint(id)]);
       return typeof since === 'string' ? Number(since) : null;
     },
 

@@ -33,16 +33,19 @@ export function outboxKeys(prefix: string) {
     counts: `${w}counts`,
     due: `${w}due`,
     feedCursor: `${w}feed-cursor`,
+    claimed: `${w}claimed`,
   };
 }
 
 export type OutboxKeys = ReturnType<typeof outboxKeys>;
 
-/** Runs one outbox script; a Redis failure rejects with `redis_unavailable`. */
+/** Runs one outbox script; a Redis failure rejects with `redis_unavailable`. `declared`: the keys the
+ * script touches, when it declares them all in KEYS (see scripts.ts); the others still build theirs. */
 export type OutboxScriptRunner = (
   what: string,
   script: RedisScript,
   args: Array<string | number>,
+  declared?: string[],
 ) => Promise<unknown>;
 
 /** Runs an outbox script with the prefix as ARGV[1]. */
@@ -52,7 +55,8 @@ export const runScript = (
   what: string,
   script: RedisScript,
   args: Array<string | number>,
-): Promise<unknown> => redisCall(what, () => script.run(redis, [], [keys.w, ...args]));
+  declared: string[] = [],
+): Promise<unknown> => redisCall(what, () => script.run(redis, declared, [keys.w, ...args]));
 
 /** Runs a pipeline and answers its replies, rejecting with the first command error. */
 export async function pipelineValues(

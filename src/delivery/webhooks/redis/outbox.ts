@@ -38,9 +38,9 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
     });
     return migrated;
   };
-  const run: OutboxScriptRunner = async (what, script, args) => {
+  const run: OutboxScriptRunner = async (what, script, args, declared) => {
     await migrate();
-    return runScript(redis, keys, what, script, args);
+    return runScript(redis, keys, what, script, args, declared);
   };
   return {
     queue: createRedisQueue(redis, keys, now, opts.fenceKey ?? `${opts.prefix}fence`, run),

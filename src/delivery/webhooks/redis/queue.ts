@@ -121,7 +121,7 @@ export function createRedisQueue(
     async wakeTimes() {
       const [[, score], oldest] = await Promise.all([
         redisCall('next due', () => redis.zrange(keys.due, 0, 0, 'WITHSCORES')),
-        run('oldest claim', oldestClaimScript, []) as Promise<string | null>,
+        run('oldest claim', oldestClaimScript, [], [keys.claimed]) as Promise<string | null>,
       ]);
       return {
         nextDueAt: score === undefined ? null : Number(score),

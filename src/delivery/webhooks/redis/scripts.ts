@@ -1,8 +1,9 @@
 /**
  * The Redis outbox's state changes, each one Lua script (in `lua/`, loaded once here) so that it is atomic on
  * the server: a crash never leaves a delivery half claimed, a chain or a count out of step. ARGV[1] is always
- * the key prefix `<prefix>webhooks:` (W); keys are built from it as in keys.ts (endpoint ids hold
- * no `:`).
+ * the key prefix `<prefix>webhooks:` (W); most scripts still build their keys from it as in keys.ts (endpoint
+ * ids hold no `:`); `rotate`, `health` and `oldest-claim` take theirs in KEYS (docs/webhooks.md: how Redis
+ * Cluster would split the rest).
  *
  * Per delivery `W d:<id>` (hash, the webhook_deliveries columns) and `W d:<id>:attempts` (list of JSON
  * rows). Per endpoint `W ep:<id>` (hash, the webhook_endpoints columns and `in_flight`, its claims in
