@@ -7,15 +7,8 @@ import { redisCall } from '../../../store/redis/errors.js';
 import type { EndpointWithSecrets, NewEndpoint } from '../model.js';
 import type { WebhookEndpoints } from '../ports.js';
 import { openSecrets, type SecretCodec } from '../secret-codec.js';
-import {
-  ENDPOINT_FIELDS,
-  endpointFromValues,
-  newEndpointHash,
-  type OutboxKeys,
-  type OutboxScriptRunner,
-  patchedHashFields,
-  pipelineValues,
-} from './keys.js';
+import { ENDPOINT_FIELDS, endpointFromValues, newEndpointHash, patchedHashFields } from './hashes.js';
+import { type OutboxKeys, type OutboxScriptRunner, pipelineValues } from './keys.js';
 import {
   deleteEndpointScript,
   disableScript,

@@ -3,14 +3,8 @@ import type { Redis } from 'ioredis';
 import { redisCall } from '../../../store/redis/errors.js';
 import type { Delivery, DeliveryStatus } from '../model.js';
 import type { WebhookHistory } from '../ports.js';
-import {
-  attemptFromJson,
-  DELIVERY_FIELDS,
-  deliveryFromValues,
-  type OutboxKeys,
-  type OutboxScriptRunner,
-  pipelineValues,
-} from './keys.js';
+import { attemptFromJson, DELIVERY_FIELDS, deliveryFromValues } from './hashes.js';
+import { type OutboxKeys, type OutboxScriptRunner, pipelineValues } from './keys.js';
 import { pruneScript } from './scripts.js';
 
 const PRUNE_BATCH = 500;

@@ -7,8 +7,9 @@ import { FEED_START } from '../../../store/ports.js';
 import { redisCall } from '../../../store/redis/errors.js';
 import { RESPONSE_BODY_LIMIT } from '../model.js';
 import type { WebhookQueue } from '../ports.js';
+import { attemptToJson } from './hashes.js';
 import { readDeliveries } from './history.js';
-import { attemptToJson, type OutboxKeys, type OutboxScriptRunner } from './keys.js';
+import type { OutboxKeys, OutboxScriptRunner } from './keys.js';
 import {
   claimScript,
   enqueueOneScript,
