@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { generateSecret, signDelivery } from '../../src/delivery/webhooks/signer.js';
+import { generateSecret, signDelivery } from '../../src/delivery/webhooks/dispatch/signer.js';
 import { createWebhookReceiver, type RacewireEvent } from './webhook-receiver.js';
 
 const servers: import('node:http').Server[] = [];

@@ -10,7 +10,7 @@ import { createClusterState } from '../cluster/cluster-state.js';
 import { leaseLeadership } from '../cluster/leadership.js';
 import { createLease } from '../cluster/lease.js';
 import { createSharedRaceView } from '../cluster/shared-race-view.js';
-import { createRedisOutbox } from '../delivery/webhooks/redis-outbox.js';
+import { createRedisOutbox } from '../delivery/webhooks/redis/outbox.js';
 import { secretCodec } from '../delivery/webhooks/secret-codec.js';
 import { createRedisEventLog } from '../store/redis/redis-event-log.js';
 import { createRedisRateWindow } from '../upstream/redis-rate-window.js';

@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createMemoryBus } from '../bus/bus.js';
 import { alwaysLeader } from '../cluster/leadership.js';
-import { createSqliteOutbox } from '../delivery/webhooks/outbox.js';
 import { secretCodec } from '../delivery/webhooks/secret-codec.js';
+import { createSqliteOutbox } from '../delivery/webhooks/sqlite/outbox.js';
 import {
   createMemoryEventLog,
   createSqliteEventLog,

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
 import { createLease } from '../../src/cluster/lease.js';
-import { createRedisOutbox } from '../../src/delivery/webhooks/redis-outbox.js';
+import { createRedisOutbox } from '../../src/delivery/webhooks/redis/outbox.js';
 import { createRedisEventLog } from '../../src/store/redis/redis-event-log.js';
 import { eventEntry } from '../delivery/webhooks/helpers.js';
 import { event } from '../store/entry-builders.js';
@@ -90,8 +90,8 @@ describeWithRedis('fencing across a Redis restart without persistence', (url) =>
     const b = node(prefix, 'b', clock);
     const outbox = createRedisOutbox({ redis, prefix, now: () => clock.now(), fenceKey: a.lease.tokenKey });
     const claim = (fence: number | undefined) =>
-      outbox.claimDue(clock.now(), 10, { chatMinIntervalMs: 0, perEndpoint: 4, fence });
-    await outbox.createEndpoint({
+      outbox.queue.claimDue(clock.now(), 10, { chatMinIntervalMs: 0, perEndpoint: 4, fence });
+    await outbox.endpoints.createEndpoint({
       id: 'ep_1',
       url: 'https://example.com/hook',
       kind: 'standard',
@@ -101,14 +101,15 @@ describeWithRedis('fencing across a Redis restart without persistence', (url) =>
       enabled: true,
       secret: 'whsec_test',
     });
-    await outbox.enqueueOne('ep_1', eventEntry('race.results', {}).event);
+    const { event } = eventEntry('race.results', {});
+    await outbox.queue.enqueue({ endpointId: 'ep_1', event, body: JSON.stringify(event) });
     expect(await a.lease.acquire()).toBe(true);
     const old = a.lease.token()!;
     // a pauses past its lease; b takes it over with a newer token.
     await clock.advance(6_000);
     expect(await b.lease.acquire()).toBe(true);
     expect(await claim(old)).toBe('fenced');
-    expect(await outbox.counts()).toMatchObject({ pending: 1, in_flight: 0 });
+    expect(await outbox.history.counts()).toMatchObject({ pending: 1, in_flight: 0 });
     const claimed = await claim(b.lease.token());
     expect(claimed).toMatchObject([{ status: 'in_flight', fence: b.lease.token() }]);
   });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RaceCatalog } from '../../src/delivery/core/catalog.js';
 import { matchesFilter } from '../../src/delivery/core/fanout.js';
-import { createBody, filtersSchema } from '../../src/delivery/webhooks/api-schemas.js';
+import { createBody, filtersSchema } from '../../src/delivery/webhooks/api/schemas.js';
 import { endpointWants } from '../../src/delivery/webhooks/endpoint-match.js';
 import type { EventEntry, RaceEvent } from '../../src/events/envelope.js';
 

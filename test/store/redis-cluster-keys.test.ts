@@ -6,14 +6,18 @@
  * The dynamic half runs the scripts' real call sites against Redis through a client that records every
  * EVALSHA/EVAL, and computes each call's cluster slots (CRC16 of the hash tag, as Redis does).
  *
- * Not every script meets the rule yet (issue 24, item 1): the ledgers below list exactly which do not, so a
- * script that regresses fails here, and one that is fixed must be struck from its ledger.
+ * Not every script meets the rule yet (issue 24, item 1; docs/webhooks.md says how Cluster would split the
+ * outbox's): the ledgers below list exactly which do not, so a script that regresses fails here, and one that
+ * is fixed must be struck from its ledger. The outbox's scripts are run through the ports, and each call's
+ * declared keys must share one slot.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createRedisOutbox } from '../../src/delivery/webhooks/redis/outbox.js';
+import { outboxLua } from '../../src/delivery/webhooks/redis/scripts.js';
 import { createRedisEventLog } from '../../src/store/redis/redis-event-log.js';
 import { event } from './entry-builders.js';
 
@@ -106,22 +110,19 @@ describe('cluster key check: the helpers', () => {
  * number of `redis.call`s that do. Fixed ones leave this list; no other file may join it.
  */
 const KEYS_NOT_DECLARED: Record<string, number> = {
-  'src/delivery/webhooks/lua/claim.lua': 9,
-  'src/delivery/webhooks/lua/delete-endpoint.lua': 17,
-  'src/delivery/webhooks/lua/disable.lua': 3,
-  'src/delivery/webhooks/lua/enqueue-one.lua': 1,
-  'src/delivery/webhooks/lua/feed.lua': 5,
-  'src/delivery/webhooks/lua/health.lua': 4,
-  'src/delivery/webhooks/lua/migrate-claims.lua': 6,
-  'src/delivery/webhooks/lua/oldest-claim.lua': 1,
-  'src/delivery/webhooks/lua/pause.lua': 1,
-  'src/delivery/webhooks/lua/prelude.lua': 23,
-  'src/delivery/webhooks/lua/prune.lua': 9,
-  'src/delivery/webhooks/lua/record.lua': 7,
-  'src/delivery/webhooks/lua/recover.lua': 6,
-  'src/delivery/webhooks/lua/replay-range.lua': 1,
-  'src/delivery/webhooks/lua/rotate.lua': 3,
-  'src/delivery/webhooks/lua/update-endpoint.lua': 10,
+  'src/delivery/webhooks/redis/lua/claim.lua': 9,
+  'src/delivery/webhooks/redis/lua/delete-endpoint.lua': 17,
+  'src/delivery/webhooks/redis/lua/disable.lua': 3,
+  'src/delivery/webhooks/redis/lua/enqueue-one.lua': 1,
+  'src/delivery/webhooks/redis/lua/feed.lua': 5,
+  'src/delivery/webhooks/redis/lua/migrate-claims.lua': 6,
+  'src/delivery/webhooks/redis/lua/pause.lua': 1,
+  'src/delivery/webhooks/redis/lua/prelude.lua': 23,
+  'src/delivery/webhooks/redis/lua/prune.lua': 9,
+  'src/delivery/webhooks/redis/lua/record.lua': 7,
+  'src/delivery/webhooks/redis/lua/recover.lua': 6,
+  'src/delivery/webhooks/redis/lua/replay-range.lua': 1,
+  'src/delivery/webhooks/redis/lua/update-endpoint.lua': 10,
 };
 
 describe('cluster key check: every key a script touches is declared in KEYS', () => {
@@ -129,7 +130,7 @@ describe('cluster key check: every key a script touches is declared in KEYS', ()
 
   it('finds the scripts of the log and of the outbox', () => {
     expect(files).toContain('src/store/redis/lua/append.lua');
-    expect(files).toContain('src/delivery/webhooks/lua/claim.lua');
+    expect(files).toContain('src/delivery/webhooks/redis/lua/claim.lua');
   });
 
   it('has no script outside the ledger that builds a key', () => {
@@ -160,14 +161,14 @@ function wholeSetReads(source: string): string[] {
  * list; no other may join it.
  */
 const WHOLE_SET_READS: Record<string, string[]> = {
-  'src/delivery/webhooks/lua/delete-endpoint.lua': [
+  'src/delivery/webhooks/redis/lua/delete-endpoint.lua': [
     "ZRANGE ekey(ep) .. ':deliveries'",
     "SMEMBERS ekey(ep) .. ':streams'",
   ],
-  'src/delivery/webhooks/lua/migrate-claims.lua': ["SMEMBERS W .. 'inflight'"],
-  'src/delivery/webhooks/lua/prelude.lua': ["SMEMBERS ekey(ep) .. ':streams'"],
-  'src/delivery/webhooks/lua/replay-range.lua': ["ZRANGEBYSCORE ekey(ARGV[2]) .. ':originals'"],
-  'src/delivery/webhooks/lua/update-endpoint.lua': [
+  'src/delivery/webhooks/redis/lua/migrate-claims.lua': ["SMEMBERS W .. 'inflight'"],
+  'src/delivery/webhooks/redis/lua/prelude.lua': ["SMEMBERS ekey(ep) .. ':streams'"],
+  'src/delivery/webhooks/redis/lua/replay-range.lua': ["ZRANGEBYSCORE ekey(ARGV[2]) .. ':originals'"],
+  'src/delivery/webhooks/redis/lua/update-endpoint.lua': [
     "SMEMBERS ekey(ep) .. ':streams'",
     'ZRANGE chainKey(ep, stream)',
   ],
@@ -195,11 +196,14 @@ describe('no script reads a whole set shared by every endpoint', () => {
 /** A client that records the keys of every script call it passes on. */
 const recording = (redis: Redis) => {
   const calls: string[][] = [];
+  /** The script (its SHA, or its source for EVAL) of each call, beside `calls`. */
+  const scripts: string[] = [];
   const proxy = new Proxy(redis, {
     get(target, prop, receiver) {
       if (prop === 'evalsha' || prop === 'eval') {
         return (script: string, numKeys: number, ...rest: Array<string | number>) => {
           calls.push(rest.slice(0, numKeys).map(String));
+          scripts.push(prop === 'eval' ? createHash('sha1').update(script).digest('hex') : script);
           return target[prop](script, numKeys, ...rest);
         };
       }
@@ -207,7 +211,7 @@ const recording = (redis: Redis) => {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { proxy, calls };
+  return { proxy, calls, scripts };
 };
 
 const url = process.env.REDIS_URL;
@@ -233,6 +237,90 @@ if (!url) {
       const expire = calls.at(-1)!;
       expect(expire).toEqual([`${prefix}{r1}:head`, `${prefix}{r1}:doc`, `${prefix}{r1}:log`]);
       expect(new Set(expire.map(clusterSlot)).size).toBe(1);
+    });
+
+    // Every outbox script the ports run, by name: a call that declares its keys must keep them in one slot;
+    // the others (ledger: they still build their keys from ARGV[1], docs/webhooks.md says how Cluster would
+    // split them) declare none. A script that starts declaring moves from the ledger to the first list.
+    it('each outbox script call declares keys of one slot, or (ledger) none yet', async () => {
+      const names = luaFiles(join(root, 'src/delivery/webhooks/redis/lua'))
+        .map((f) => f.replace(/^.*\/(.*)\.lua$/, '$1'))
+        .filter((n) => n !== 'prelude');
+      const shaOf = (name: string) =>
+        createHash('sha1')
+          .update(`${outboxLua('prelude')}\n${outboxLua(name)}`)
+          .digest('hex');
+      const byHash = new Map(names.map((n) => [shaOf(n), n]));
+      const { proxy, calls, scripts } = recording(redis);
+      const p = `${prefix}outbox:`;
+      const { queue, endpoints, history } = createRedisOutbox({ redis: proxy, prefix: p, now: () => 1_000 });
+      const ep = {
+        url: 'https://h.example.com/',
+        kind: 'standard' as const,
+        description: '',
+        eventTypes: ['*'],
+      };
+      await endpoints.createEndpoint({ id: 'ep_1', ...ep, filters: {}, enabled: true, secret: 'whsec_x' });
+      const e = {
+        id: 'e1',
+        type: 'race.results',
+        timestamp: '',
+        stream: 'r1',
+        seq: 1,
+        meetingId: 'm',
+        data: {},
+      };
+      const { version } = await endpoints.enabledEndpoints();
+      await queue.enqueueFromFeed({ from: '0', to: '1-0', endpointsVersion: version, deliveries: [] });
+      await queue.enqueue({ endpointId: 'ep_1', event: e, body: 'b' });
+      const [d] = (await queue.claimDue(1_000, 5, { chatMinIntervalMs: 0, perEndpoint: 2 })) as Exclude<
+        Awaited<ReturnType<typeof queue.claimDue>>,
+        'fenced'
+      >;
+      const attempt = { at: 1_000, latencyMs: 1, responseBody: '', outcome: 'retry' };
+      await queue.recordAttempt(d!, attempt, { status: 'pending', nextAttemptAt: 1_000 });
+      await queue.recoverInFlight({ claimedBefore: 0 });
+      await queue.pauseEndpoint('ep_1', 2_000);
+      await queue.wakeTimes();
+      await queue.replay(1);
+      await queue.replayRange('ep_1', 0, 1_000);
+      await endpoints.rotateSecret('ep_1', 'whsec_y', 1_000);
+      await endpoints.markEndpointHealth('ep_1', true, 1_000);
+      await endpoints.updateEndpoint('ep_1', { enabled: true });
+      await endpoints.disableEndpoint('ep_1', 'x');
+      await history.prune(0);
+      await endpoints.deleteEndpoint('ep_1');
+
+      const seen = new Map<string, string>();
+      scripts.forEach((sha, i) => {
+        const name = byHash.get(sha) ?? `unknown ${sha}`;
+        const keys = calls[i]!;
+        const declared =
+          keys.length === 0
+            ? 'none yet'
+            : new Set(keys.map(clusterSlot)).size === 1
+              ? 'one slot'
+              : 'SPANS SLOTS';
+        seen.set(name, seen.has(name) && seen.get(name) !== declared ? 'MIXED' : declared);
+      });
+      expect(Object.fromEntries([...seen].sort())).toEqual({
+        'delete-endpoint': 'none yet',
+        disable: 'none yet',
+        'enqueue-one': 'none yet',
+        feed: 'none yet',
+        health: 'one slot',
+        'migrate-claims': 'none yet',
+        'oldest-claim': 'one slot',
+        pause: 'none yet',
+        prune: 'none yet',
+        record: 'none yet',
+        recover: 'none yet',
+        replay: 'none yet',
+        'replay-range': 'none yet',
+        rotate: 'one slot',
+        claim: 'none yet',
+        'update-endpoint': 'none yet',
+      });
     });
 
     // Ledger: the append writes the stream's keys and the shared stream set, fence, epoch and feed in one

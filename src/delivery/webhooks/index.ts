@@ -9,24 +9,24 @@ import type { Bus } from '../../bus/bus.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { EventFeed } from '../../store/ports.js';
+import { webhookRoutes } from './api/routes.js';
 import { resolveWebhookConfig, type WebhookConfig } from './config.js';
-import { createDispatcher, type Outcome } from './dispatcher.js';
-import { createFeedReader } from './feed-reader.js';
-import { createHttpSender, type Sender } from './http-sender.js';
-import type { DeliveryStatus } from './outbox.js';
-import type { Outbox } from './outbox-port.js';
-import { webhookRoutes } from './routes.js';
+import { createDispatcher, type Outcome } from './dispatch/dispatcher.js';
+import { createFeedReader } from './dispatch/feed-reader.js';
+import { createHttpSender, type Sender } from './dispatch/sender.js';
 import {
   createGuardedLookup,
   ForbiddenAddressError,
   isAllowedAddress,
   type Resolver,
   systemResolver,
-} from './ssrf.js';
+} from './dispatch/ssrf.js';
+import type { DeliveryStatus } from './model.js';
+import type { Outbox } from './ports.js';
 
 export type { WebhookConfig } from './config.js';
-export type { Outcome } from './dispatcher.js';
-export type { Outbox } from './outbox-port.js';
+export type { Outcome } from './dispatch/dispatcher.js';
+export type { Outbox } from './ports.js';
 
 /** Where deliveries are kept and where events come from: the backend's outbox and its event log's feed. */
 export interface WebhookStore {
@@ -44,7 +44,7 @@ export interface WebhookDeps {
   dispatch?: boolean;
   bus?: Bus;
   clock: Clock;
-  /** Wall-clock time for `webhook-timestamp` (see dispatcher.ts). @default systemClock */
+  /** Wall-clock time for `webhook-timestamp` (see dispatch/dispatcher.ts). @default systemClock */
   signingClock?: Clock;
   logger: Logger;
   config: WebhookConfig;
@@ -167,7 +167,10 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
   return {
     setDispatching,
     async stats() {
-      const [deliveries, health] = await Promise.all([outbox.counts(), outbox.endpointHealth()]);
+      const [deliveries, health] = await Promise.all([
+        outbox.history.counts(),
+        outbox.endpoints.endpointHealth(),
+      ]);
       return {
         pending: deliveries.pending + deliveries.in_flight,
         ...health,
@@ -186,7 +189,7 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
   };
 }
 
-export { createFeedReader } from './feed-reader.js';
-export { createSqliteOutbox } from './outbox.js';
-export { createRedisOutbox } from './redis-outbox.js';
-export { generateSecret, signDelivery } from './signer.js';
+export { createFeedReader } from './dispatch/feed-reader.js';
+export { generateSecret, signDelivery } from './dispatch/signer.js';
+export { createRedisOutbox } from './redis/outbox.js';
+export { createSqliteOutbox } from './sqlite/outbox.js';

@@ -8,8 +8,8 @@
  * set (stored before the key was) is taken as it is, and sealed when next written (a rotation).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Outbox } from './outbox-port.js';
-import type { EndpointWithSecrets } from './outbox-rows.js';
+import type { EndpointWithSecrets } from './model.js';
+import type { WebhookEndpoints } from './ports.js';
 
 const SEALED = 'rwsec1.';
 
@@ -93,11 +93,11 @@ export const openSecrets = (codec: SecretCodec, e: EndpointWithSecrets): Endpoin
  * away) is not a key problem: the first read that can will say.
  */
 export async function requireSecretsOpen(
-  outbox: Pick<Outbox, 'listEndpoints'>,
+  outbox: { endpoints: Pick<WebhookEndpoints, 'listEndpoints'> },
   onUnchecked: (err: Error) => void,
 ): Promise<void> {
   try {
-    await outbox.listEndpoints();
+    await outbox.endpoints.listEndpoints();
   } catch (err) {
     if (err instanceof SecretsKeyError) throw err;
     onUnchecked(err as Error);

@@ -2,15 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/clock.js';
 import { resolveWebhookConfig } from '../../../src/delivery/webhooks/config.js';
-import { createDispatcher } from '../../../src/delivery/webhooks/dispatcher.js';
-import type { Outbox } from '../../../src/delivery/webhooks/outbox-port.js';
+import { createDispatcher } from '../../../src/delivery/webhooks/dispatch/dispatcher.js';
+import type { Outbox } from '../../../src/delivery/webhooks/ports.js';
 import type { Logger } from '../../../src/logger.js';
 
 describe('the dispatcher on a store that fails every read', () => {
   it('logs the failure once, then once a minute with a count', async () => {
     const clock = createManualClock(Date.parse('2026-11-26T10:00:00Z'));
     const ioerr = () => Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }));
-    const outbox = new Proxy({}, { get: () => ioerr }) as unknown as Outbox;
+    const failing = new Proxy({}, { get: () => ioerr });
+    const outbox = { queue: failing, endpoints: failing, history: failing } as unknown as Outbox;
     const lines: Array<{ repeated?: number; msg: string }> = [];
     const record = (obj: { repeated?: number }, msg: string) => lines.push({ repeated: obj.repeated, msg });
     const logger = { error: record, warn: record, info: () => {}, debug: () => {} } as unknown as Logger;

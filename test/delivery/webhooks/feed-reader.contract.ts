@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/clock.js';
-import { createFeedReader } from '../../../src/delivery/webhooks/feed-reader.js';
-import type { Outbox } from '../../../src/delivery/webhooks/outbox-port.js';
-import type { NewEndpoint } from '../../../src/delivery/webhooks/outbox-rows.js';
+import { createFeedReader } from '../../../src/delivery/webhooks/dispatch/feed-reader.js';
+import type { NewEndpoint } from '../../../src/delivery/webhooks/model.js';
+import type { Outbox } from '../../../src/delivery/webhooks/ports.js';
 import { type EventFeed, FEED_START } from '../../../src/store/ports.js';
 import type { BackendFactory } from './backends.js';
 import { eventEntry, resetSeqs, silentLogger, until } from './helpers.js';
@@ -21,10 +21,13 @@ function gated(outbox: Outbox) {
   let reached = false;
   const held: Outbox = {
     ...outbox,
-    async enqueueFromFeed(step) {
-      reached = true;
-      await gate;
-      return outbox.enqueueFromFeed(step);
+    queue: {
+      ...outbox.queue,
+      async enqueueFromFeed(step) {
+        reached = true;
+        await gate;
+        return outbox.queue.enqueueFromFeed(step);
+      },
     },
   };
   return { outbox: held, reached: () => reached, release: () => open() };
@@ -51,7 +54,7 @@ export function feedReaderContract(name: string, factory: BackendFactory): void 
       return backend.append(entries);
     };
     const addEndpoint = (id: string, e: Partial<NewEndpoint> = {}) =>
-      outbox.createEndpoint({
+      outbox.endpoints.createEndpoint({
         id,
         url: `https://hooks.example.com/${id}`,
         kind: 'standard',
@@ -63,7 +66,7 @@ export function feedReaderContract(name: string, factory: BackendFactory): void 
         ...e,
       });
     const events = async (endpointId: string) =>
-      (await outbox.listDeliveries(endpointId, { limit: 1000 })).map((d) => d.eventId).reverse();
+      (await outbox.history.listDeliveries(endpointId, { limit: 1000 })).map((d) => d.eventId).reverse();
     const feedLength = async () => (await feed.read(FEED_START, 1000)).length;
     return { backend, outbox, feed, clock, reader, append, addEndpoint, events, feedLength };
   };
@@ -100,7 +103,7 @@ export function feedReaderContract(name: string, factory: BackendFactory): void 
       expect(await t.events('ep_all')).toEqual(['race-0:1', 'race-1:1', 'race-0:2', 'race-0:3']);
       expect(await t.events('ep_results')).toEqual(['race-0:1', 'race-1:1']);
       expect(await t.events('ep_off')).toEqual([]);
-      expect(await t.outbox.counts()).toEqual({ pending: 6, in_flight: 0, delivered: 0, failed: 0 });
+      expect(await t.outbox.history.counts()).toEqual({ pending: 6, in_flight: 0, delivered: 0, failed: 0 });
       await t.backend.close();
     });
 
@@ -109,16 +112,16 @@ export function feedReaderContract(name: string, factory: BackendFactory): void 
       await t.addEndpoint('ep_a');
       const first = await t.append(3);
       expect(await t.reader({ batch: 2 }).feedOnce()).toEqual({ read: 2, enqueued: 2 });
-      expect(await t.outbox.feedCursor()).toBe(first[1]);
+      expect(await t.outbox.queue.feedCursor()).toBe(first[1]);
       expect(await t.feedLength()).toBe(1);
       expect(await t.reader({ batch: 2 }).feedOnce()).toEqual({ read: 1, enqueued: 1 });
-      expect(await t.outbox.feedCursor()).toBe(first[2]);
+      expect(await t.outbox.queue.feedCursor()).toBe(first[2]);
       // Read items are owed to the outbox now: the feed keeps none of them.
       expect(await t.feedLength()).toBe(0);
 
       const later = await t.append(2);
       expect(await t.reader().feedOnce()).toEqual({ read: 2, enqueued: 2 });
-      expect(await t.outbox.feedCursor()).toBe(later[1]);
+      expect(await t.outbox.queue.feedCursor()).toBe(later[1]);
       expect(await t.events('ep_a')).toEqual(['race-0:1', 'race-1:1', 'race-0:2', 'race-0:3', 'race-1:2']);
       await t.backend.close();
     });
@@ -148,7 +151,7 @@ export function feedReaderContract(name: string, factory: BackendFactory): void 
       const slow = gated(t.outbox);
       const write = t.reader({ outbox: slow.outbox }).feedOnce();
       await until(slow.reached, 'planned with ep_a enabled');
-      await t.outbox.disableEndpoint('ep_a', 'by hand');
+      await t.outbox.endpoints.disableEndpoint('ep_a', 'by hand');
       slow.release();
       expect(await write).toBe('stale');
       expect(await t.reader().feedOnce()).toEqual({ read: 1, enqueued: 0 });

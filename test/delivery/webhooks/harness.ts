@@ -2,7 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type Bus, createMemoryBus } from '../../../src/bus/bus.js';
 import { createManualClock, type ManualClock } from '../../../src/clock.js';
-import type { Sender } from '../../../src/delivery/webhooks/http-sender.js';
+import type { Sender } from '../../../src/delivery/webhooks/dispatch/sender.js';
 import {
   registerWebhooks,
   type WebhookConfig,

@@ -365,8 +365,8 @@ export function outboxContract(name: string, factory: BackendFactory): void {
       const [badD] = await h.deliveries(bad.endpoint.id);
       const [heldD] = await h.deliveries(held.endpoint.id);
       const outbox = backend.store(() => h.clock.now()).outbox;
-      expect((await outbox.attempts(okD?.id ?? 0)).length).toBe(1);
-      expect((await outbox.attempts(badD?.id ?? 0)).length).toBe(2);
+      expect((await outbox.history.attempts(okD?.id ?? 0)).length).toBe(1);
+      expect((await outbox.history.attempts(badD?.id ?? 0)).length).toBe(2);
 
       // Just inside the retention, nothing is pruned; an hour past it, both finished ones are gone.
       await h.clock.advance(day - 5_000 - 1);
@@ -375,15 +375,15 @@ export function outboxContract(name: string, factory: BackendFactory): void {
       await h.clock.advance(2 * 3600_000);
       await h.untilStats((s) => s.deliveries.delivered === 0 && s.deliveries.failed === 0, 'pruned');
       for (const d of [okD, badD]) {
-        expect(await outbox.delivery(d?.id ?? 0)).toBeUndefined();
-        expect(await outbox.attempts(d?.id ?? 0)).toEqual([]);
+        expect(await outbox.history.delivery(d?.id ?? 0)).toBeUndefined();
+        expect(await outbox.history.attempts(d?.id ?? 0)).toEqual([]);
         const gone = await h.app.inject({ method: 'GET', url: `/v1/webhooks/deliveries/${d?.id}` });
         expect(gone.statusCode).toBe(404);
       }
       expect((await h.deliveries(held.endpoint.id)).map((d) => [d.id, d.status, d.attempts])).toEqual([
         [heldD?.id, 'pending', 1],
       ]);
-      expect((await outbox.attempts(heldD?.id ?? 0)).map((a) => a.outcome)).toEqual(['retry']);
+      expect((await outbox.history.attempts(heldD?.id ?? 0)).map((a) => a.outcome)).toEqual(['retry']);
       expect(await h.service.stats()).toMatchObject({ deliveries: { pending: 1, delivered: 0, failed: 0 } });
     });
 

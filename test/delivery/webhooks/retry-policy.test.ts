@@ -5,7 +5,7 @@ import {
   backoffMs,
   decide,
   retryAfterMs,
-} from '../../../src/delivery/webhooks/retry-policy.js';
+} from '../../../src/delivery/webhooks/dispatch/retry-policy.js';
 
 const base = {
   kind: 'standard' as const,

@@ -11,15 +11,15 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
+import { generateSecret } from '../../../src/delivery/webhooks/dispatch/signer.js';
 import { createRedisOutbox, createSqliteOutbox, type Outbox } from '../../../src/delivery/webhooks/index.js';
-import type { NewEndpoint } from '../../../src/delivery/webhooks/outbox-rows.js';
+import type { NewEndpoint } from '../../../src/delivery/webhooks/model.js';
 import {
   plainSecrets,
   requireSecretsOpen,
   SecretsKeyError,
   sealedSecrets,
 } from '../../../src/delivery/webhooks/secret-codec.js';
-import { generateSecret } from '../../../src/delivery/webhooks/signer.js';
 import { startRacewire } from '../../../src/runtime.js';
 import { describeStartupFailure } from '../../../src/startup-failure.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
@@ -99,12 +99,12 @@ describe('the secret codec', () => {
 /** Creates an endpoint, rotates its secret, and checks what the outbox answers. */
 async function storeTwoSecrets(outbox: Outbox) {
   const [first, second] = [generateSecret(), generateSecret()];
-  await outbox.createEndpoint(newEndpoint('ep_sealed', first));
-  const rotated = await outbox.rotateSecret('ep_sealed', second, 60_000);
+  await outbox.endpoints.createEndpoint(newEndpoint('ep_sealed', first));
+  const rotated = await outbox.endpoints.rotateSecret('ep_sealed', second, 60_000);
   expect([rotated?.secret, rotated?.previousSecret]).toEqual([second, first]);
-  const [listed] = await outbox.listEndpoints();
+  const [listed] = await outbox.endpoints.listEndpoints();
   expect([listed?.secret, listed?.previousSecret]).toEqual([second, first]);
-  const { endpoints } = await outbox.enabledEndpoints();
+  const { endpoints } = await outbox.endpoints.enabledEndpoints();
   expect(endpoints.map((e) => e.secret)).toEqual([second]);
   // Both the prefix and the random part: neither appears, together or alone.
   return [first, second].flatMap((s) => [s, s.slice('whsec_'.length)]);
@@ -139,9 +139,9 @@ describe('secrets at rest in SQLite', () => {
 
     const again = openDatabase(path);
     await expect(
-      codeOf(createSqliteOutbox(again, { secrets: sealedSecrets(K2) }).listEndpoints()),
+      codeOf(createSqliteOutbox(again, { secrets: sealedSecrets(K2) }).endpoints.listEndpoints()),
     ).resolves.toBe('RW_SECRETS_KEY_WRONG');
-    await expect(codeOf(createSqliteOutbox(again).endpoint('ep_sealed'))).resolves.toBe(
+    await expect(codeOf(createSqliteOutbox(again).endpoints.endpoint('ep_sealed'))).resolves.toBe(
       'RW_SECRETS_KEY_MISSING',
     );
     // At start, the same refusal stops the start; with the right key it passes.
@@ -179,8 +179,8 @@ describeWithRedis('secrets at rest in Redis', (url) => {
     for (const text of plaintexts) for (const s of stored) expect(s.includes(text)).toBe(false);
 
     const other = createRedisOutbox({ redis, prefix, secrets: sealedSecrets(K2) });
-    await expect(codeOf(other.listEndpoints())).resolves.toBe('RW_SECRETS_KEY_WRONG');
-    await expect(codeOf(createRedisOutbox({ redis, prefix }).endpoint('ep_sealed'))).resolves.toBe(
+    await expect(codeOf(other.endpoints.listEndpoints())).resolves.toBe('RW_SECRETS_KEY_WRONG');
+    await expect(codeOf(createRedisOutbox({ redis, prefix }).endpoints.endpoint('ep_sealed'))).resolves.toBe(
       'RW_SECRETS_KEY_MISSING',
     );
   });

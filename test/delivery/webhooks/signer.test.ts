@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { generateSecret, signDelivery } from '../../../src/delivery/webhooks/signer.js';
+import { generateSecret, signDelivery } from '../../../src/delivery/webhooks/dispatch/signer.js';
 
 describe('signDelivery', () => {
   it('produces the official Standard Webhooks test vector', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpSender } from '../../../src/delivery/webhooks/http-sender.js';
+import { createHttpSender } from '../../../src/delivery/webhooks/dispatch/sender.js';
 import {
   addressRange,
   checkWebhookUrl,
@@ -7,7 +7,7 @@ import {
   isPublicAddress,
   type NetworkPolicy,
   type Resolver,
-} from '../../../src/delivery/webhooks/ssrf.js';
+} from '../../../src/delivery/webhooks/dispatch/ssrf.js';
 import { startReceiver } from './helpers.js';
 
 const strict: NetworkPolicy = { allowPrivateNetworks: false, allowedHosts: [] };

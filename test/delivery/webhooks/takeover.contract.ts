@@ -9,9 +9,9 @@
  */
 import { expect, it } from 'vitest';
 import type { ManualClock } from '../../../src/clock.js';
-import { CLAIM_MARGIN_MS } from '../../../src/delivery/webhooks/dispatcher.js';
-import type { SendRequest } from '../../../src/delivery/webhooks/http-sender.js';
-import type { AttemptResult } from '../../../src/delivery/webhooks/retry-policy.js';
+import { CLAIM_MARGIN_MS } from '../../../src/delivery/webhooks/dispatch/dispatcher.js';
+import type { AttemptResult } from '../../../src/delivery/webhooks/dispatch/retry-policy.js';
+import type { SendRequest } from '../../../src/delivery/webhooks/dispatch/sender.js';
 import type { BackendFactory, BackendUnderTest } from './backends.js';
 import { startHarness } from './harness.js';
 import { eventEntry, until } from './helpers.js';

@@ -1,6 +1,6 @@
 /** The body each kind of endpoint gets: the event itself (standard) or a chat message. */
 import type { RaceEvent } from '../../../events/envelope.js';
-import type { EndpointKind } from '../retry-policy.js';
+import type { EndpointKind } from '../dispatch/retry-policy.js';
 import { discordPayload } from './discord.js';
 import { slackPayload } from './slack.js';
 

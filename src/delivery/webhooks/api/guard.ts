@@ -3,9 +3,9 @@
  * configured), strict zod validation, and `{ error: { code, message } }` for every error.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthFailures, checkBearer, sendTooManyFailures } from '../../http/auth-failures.js';
-import { describeIssues, zodFor } from './api-schemas.js';
-import { errorBody, WebhookError } from './errors.js';
+import { type AuthFailures, checkBearer, sendTooManyFailures } from '../../../http/auth-failures.js';
+import { errorBody, WebhookError } from '../errors.js';
+import { describeIssues, zodFor } from './schemas.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -24,7 +24,7 @@ export function installApiGuard(
         : { error: new WebhookError('RW_WEBHOOK_INVALID_REQUEST', describeIssues(r.error)) };
     };
   });
-  // Response schemas document; they do not filter (api-views.ts builds every answer explicitly).
+  // Response schemas document; they do not filter (views.ts builds every answer explicitly).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.setErrorHandler(

@@ -8,10 +8,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { createBody, jsonSchema } from './api-schemas.js';
-import { endpointToExport } from './api-views.js';
-import type { Outbox } from './outbox-port.js';
-import { SECRET_PREFIX } from './signer.js';
+import { SECRET_PREFIX } from '../dispatch/signer.js';
+import type { Outbox } from '../ports.js';
+import { createBody, jsonSchema } from './schemas.js';
+import { endpointToExport } from './views.js';
 
 export const exportedEndpoint = createBody.extend({
   id: z.string().min(1).max(100),
@@ -42,7 +42,7 @@ export function endpointExportRoutes(
       },
     },
     async (_req, reply) => {
-      const endpoints = (await deps.outbox.listEndpoints()).map(endpointToExport);
+      const endpoints = (await deps.outbox.endpoints.listEndpoints()).map(endpointToExport);
       return reply.header('cache-control', 'no-store').send({ endpoints });
     },
   );
@@ -65,11 +65,11 @@ export function endpointExportRoutes(
       const created: string[] = [];
       const kept: string[] = [];
       for (const e of body.endpoints) {
-        if (await deps.outbox.endpoint(e.id)) {
+        if (await deps.outbox.endpoints.endpoint(e.id)) {
           kept.push(e.id);
           continue;
         }
-        await deps.outbox.createEndpoint({ ...e, url: await deps.checkUrl(e.url) });
+        await deps.outbox.endpoints.createEndpoint({ ...e, url: await deps.checkUrl(e.url) });
         created.push(e.id);
       }
       await deps.restored?.();

@@ -6,19 +6,22 @@
  * duplicates a delivery. What has been consumed is then trimmed from the feed. Run it on the node that
  * dispatches (the leader).
  */
-import type { Clock } from '../../clock.js';
-import { throttledLog } from '../../log-throttle.js';
-import type { Logger } from '../../logger.js';
-import type { EventFeed } from '../../store/ports.js';
-import { createWakeLoop } from '../../wake-loop.js';
+import type { Clock } from '../../../clock.js';
+import { throttledLog } from '../../../log-throttle.js';
+import type { Logger } from '../../../logger.js';
+import type { EventFeed } from '../../../store/ports.js';
+import { createWakeLoop } from '../../../wake-loop.js';
+import { formatBody } from '../formatters/index.js';
+import type { BodyFormatter } from '../model.js';
+import type { WebhookEndpoints, WebhookQueue } from '../ports.js';
 import { planDeliveries } from './enqueue-plan.js';
-import { formatBody } from './formatters/index.js';
-import type { Outbox } from './outbox-port.js';
-import type { BodyFormatter } from './outbox-rows.js';
 
 export interface FeedReaderDeps {
   feed: EventFeed;
-  outbox: Pick<Outbox, 'feedCursor' | 'enabledEndpoints' | 'enqueueFromFeed'>;
+  outbox: {
+    queue: Pick<WebhookQueue, 'feedCursor' | 'enqueueFromFeed'>;
+    endpoints: Pick<WebhookEndpoints, 'enabledEndpoints'>;
+  };
   clock: Clock;
   logger: Logger;
   /** How often to look at the feed when nothing kicks. */
@@ -41,8 +44,8 @@ export function createFeedReader(deps: FeedReaderDeps) {
 
   /** Enqueues what the next batch of feed items owes and moves the cursor past it, atomically. */
   async function feedOnce(): Promise<FeedResult> {
-    const from = await outbox.feedCursor();
-    const { version, endpoints } = await outbox.enabledEndpoints();
+    const from = await outbox.queue.feedCursor();
+    const { version, endpoints } = await outbox.endpoints.enabledEndpoints();
     const items = await feed.read(from, batch);
     const last = items.at(-1);
     if (!last) return { read: 0, enqueued: 0 };
@@ -51,7 +54,7 @@ export function createFeedReader(deps: FeedReaderDeps) {
       endpoints,
       format,
     );
-    const result = await outbox.enqueueFromFeed({
+    const result = await outbox.queue.enqueueFromFeed({
       from,
       to: last.position,
       endpointsVersion: version,

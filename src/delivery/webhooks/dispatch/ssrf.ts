@@ -6,7 +6,7 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../errors.js';
 import { specialRange } from './special-ranges.js';
 
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;

@@ -5,8 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RaceEvent } from '../../events/envelope.js';
-import { installApiGuard } from './api-guard.js';
+import type { RaceEvent } from '../../../events/envelope.js';
+import type { ResolvedWebhookConfig } from '../config.js';
+import { generateSecret } from '../dispatch/signer.js';
+import { checkWebhookUrl, type Resolver } from '../dispatch/ssrf.js';
+import { WebhookError } from '../errors.js';
+import { CHAT_ALERT_TYPES } from '../formatters/chat-message.js';
+import { formatBody } from '../formatters/index.js';
+import { newEndpointId } from '../model.js';
+import type { Outbox } from '../ports.js';
+import { endpointExportRoutes } from './endpoint-export.js';
+import { installApiGuard } from './guard.js';
 import {
   attemptView,
   createBody,
@@ -19,16 +28,8 @@ import {
   jsonSchema,
   replayRangeBody,
   updateBody,
-} from './api-schemas.js';
-import { attemptToView, deliveryToView, endpointToView } from './api-views.js';
-import type { ResolvedWebhookConfig } from './config.js';
-import { endpointExportRoutes } from './endpoint-export.js';
-import { WebhookError } from './errors.js';
-import { CHAT_ALERT_TYPES } from './formatters/chat-message.js';
-import type { Outbox } from './outbox-port.js';
-import { newEndpointId } from './outbox-rows.js';
-import { generateSecret } from './signer.js';
-import { checkWebhookUrl, type Resolver } from './ssrf.js';
+} from './schemas.js';
+import { attemptToView, deliveryToView, endpointToView } from './views.js';
 
 export interface RoutesDeps {
   outbox: Outbox;
@@ -45,16 +46,17 @@ export interface RoutesDeps {
 const errors = { 400: jsonSchema(errorView), 401: jsonSchema(errorView), 404: jsonSchema(errorView) };
 
 export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Promise<void> {
-  const { outbox, config } = deps;
+  const { config, outbox } = deps;
+  const { queue, endpoints, history } = outbox;
   installApiGuard(app, config);
 
   const mustEndpoint = async (id: string) => {
-    const e = await outbox.endpoint(id);
+    const e = await endpoints.endpoint(id);
     if (!e) throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${id}`);
     return e;
   };
   const mustDelivery = async (id: number) => {
-    const d = await outbox.delivery(id);
+    const d = await history.delivery(id);
     if (!d) throw new WebhookError('RW_WEBHOOK_DELIVERY_NOT_FOUND', `no delivery ${id}`);
     return d;
   };
@@ -85,7 +87,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
       const body = req.body as z.output<typeof createBody>;
       const url = await checkUrl(body.url);
       const secret = generateSecret();
-      const created = await outbox.createEndpoint({
+      const created = await endpoints.createEndpoint({
         id: newEndpointId(),
         url,
         kind: body.kind,
@@ -108,7 +110,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
         response: { 200: jsonSchema(z.object({ endpoints: z.array(endpointView) }), 'output') },
       },
     },
-    async () => ({ endpoints: (await outbox.listEndpoints()).map((e) => endpointToView(e, deps.now())) }),
+    async () => ({ endpoints: (await endpoints.listEndpoints()).map((e) => endpointToView(e, deps.now())) }),
   );
 
   app.get(
@@ -140,7 +142,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
       const body = req.body as z.output<typeof updateBody>;
       await mustEndpoint(id);
       const patch = { ...body, url: body.url === undefined ? undefined : await checkUrl(body.url) };
-      const updated = await outbox.updateEndpoint(id, patch);
+      const updated = await endpoints.updateEndpoint(id, patch);
       if (!updated) throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${id}`);
       if (body.enabled) deps.kick();
       return endpointToView(updated, deps.now());
@@ -159,7 +161,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     },
     async (req, reply) => {
       const { id } = req.params as { id: string };
-      if (!(await outbox.deleteEndpoint(id)))
+      if (!(await endpoints.deleteEndpoint(id)))
         throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${id}`);
       return reply.code(204).send();
     },
@@ -182,7 +184,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
       const { id } = req.params as { id: string };
       await mustEndpoint(id);
       const secret = generateSecret();
-      const updated = await outbox.rotateSecret(id, secret, config.rotationOverlapMs);
+      const updated = await endpoints.rotateSecret(id, secret, config.rotationOverlapMs);
       if (!updated) throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${id}`);
       return { endpoint: endpointToView(updated, deps.now()), secret };
     },
@@ -211,8 +213,12 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
         meetingId: 'test',
         data: { message: 'racewire test event' },
       };
-      const delivery = await outbox.enqueueOne(ep.id, event);
-      if (!delivery) throw new WebhookError('RW_WEBHOOK_INTERNAL', 'the test event could not be formatted');
+      // Regardless of the endpoint's filters: it asked for this event.
+      const body = formatBody(ep.kind, event);
+      if (body === undefined)
+        throw new WebhookError('RW_WEBHOOK_INTERNAL', 'the test event could not be formatted');
+      const delivery = await queue.enqueue({ endpointId: ep.id, event, body });
+      if (!delivery) throw new WebhookError('RW_WEBHOOK_ENDPOINT_NOT_FOUND', `no webhook endpoint ${ep.id}`);
       deps.kick();
       return reply.code(202).send({ delivery: deliveryToView(delivery) });
     },
@@ -233,7 +239,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
       const { id } = req.params as { id: string };
       await mustEndpoint(id);
       const q = req.query as z.output<typeof deliveriesQuery>;
-      const deliveries = await outbox.listDeliveries(id, {
+      const deliveries = await history.listDeliveries(id, {
         status: q.status,
         limit: q.limit,
         beforeId: q.before,
@@ -258,7 +264,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
       const { id } = req.params as { id: string };
       await mustEndpoint(id);
       const { from, to } = req.body as z.output<typeof replayRangeBody>;
-      const replayed = await outbox.replayRange(id, Date.parse(from), Date.parse(to));
+      const replayed = await queue.replayRange(id, Date.parse(from), Date.parse(to));
       deps.kick();
       return reply.code(202).send({ replayed });
     },
@@ -279,7 +285,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     },
     async (req) => {
       const d = await mustDelivery((req.params as { deliveryId: number }).deliveryId);
-      return { delivery: deliveryToView(d), attempts: (await outbox.attempts(d.id)).map(attemptToView) };
+      return { delivery: deliveryToView(d), attempts: (await history.attempts(d.id)).map(attemptToView) };
     },
   );
 
@@ -296,7 +302,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: RoutesDeps): Pro
     async (req, reply) => {
       notClosing();
       const d = await mustDelivery((req.params as { deliveryId: number }).deliveryId);
-      const replay = await outbox.replay(d.id);
+      const replay = await queue.replay(d.id);
       if (!replay) throw new WebhookError('RW_WEBHOOK_DELIVERY_NOT_FOUND', `no delivery ${d.id}`);
       deps.kick();
       return reply.code(202).send({ delivery: deliveryToView(replay) });

@@ -8,16 +8,16 @@
  */
 import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
-import { type Clock, systemClock } from '../../clock.js';
-import { throttledLog } from '../../log-throttle.js';
-import type { Logger } from '../../logger.js';
-import { createWakeLoop } from '../../wake-loop.js';
-import type { ResolvedWebhookConfig } from './config.js';
-import { discordUrl } from './formatters/discord.js';
-import type { Sender } from './http-sender.js';
-import type { ClaimedDelivery, NextState, Outbox } from './outbox-port.js';
-import type { EndpointWithSecrets } from './outbox-rows.js';
+import { type Clock, systemClock } from '../../../clock.js';
+import { throttledLog } from '../../../log-throttle.js';
+import type { Logger } from '../../../logger.js';
+import { createWakeLoop } from '../../../wake-loop.js';
+import type { ResolvedWebhookConfig } from '../config.js';
+import { discordUrl } from '../formatters/discord.js';
+import type { EndpointWithSecrets } from '../model.js';
+import type { ClaimedDelivery, NextState, Outbox } from '../ports.js';
 import { type Decision, decide, isFailure } from './retry-policy.js';
+import type { Sender } from './sender.js';
 import { signDelivery } from './signer.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
@@ -46,10 +46,11 @@ export interface DispatcherDeps {
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
-  const { outbox, clock, logger, config, send } = deps;
+  const { clock, logger, config, send } = deps;
+  const { queue, endpoints, history } = deps.outbox;
   const signingClock = deps.signingClock ?? systemClock;
   const random = deps.random ?? Math.random;
-  const queue = new PQueue({ concurrency: config.concurrency });
+  const sending = new PQueue({ concurrency: config.concurrency });
   const outcomes: Record<Outcome, number> = { delivered: 0, retry: 0, failed: 0, disable: 0 };
   /** This node's claims in flight, by delivery id. */
   const inFlight = new Map<number, number>();
@@ -63,7 +64,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       : [ep.secret];
 
   async function attempt(d: ClaimedDelivery): Promise<void> {
-    const [ep, body] = await Promise.all([outbox.endpoint(d.endpointId), outbox.body(d.id)]);
+    const [ep, body] = await Promise.all([endpoints.endpoint(d.endpointId), history.body(d.id)]);
     if (!ep || body === undefined) return; // Deleted meanwhile: nothing is owed any more.
     const at = clock.now();
     const headers =
@@ -86,7 +87,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       random: random(),
     });
     const next = nextState(decision, now);
-    const held = await outbox.recordAttempt(
+    const held = await queue.recordAttempt(
       d,
       {
         at,
@@ -110,15 +111,15 @@ export function createDispatcher(deps: DispatcherDeps) {
       return;
     }
     if (decision.kind === 'retry' && decision.pauseEndpointUntil)
-      await outbox.pauseEndpoint(ep.id, decision.pauseEndpointUntil);
+      await queue.pauseEndpoint(ep.id, decision.pauseEndpointUntil);
     if (decision.kind === 'disable') {
-      await outbox.disableEndpoint(ep.id, decision.reason);
+      await endpoints.disableEndpoint(ep.id, decision.reason);
       logger.warn({ endpointId: ep.id, reason: decision.reason }, 'webhook endpoint disabled');
     }
-    const failingSince = await outbox.markEndpointHealth(ep.id, isFailure(decision), now);
+    const failingSince = await endpoints.markEndpointHealth(ep.id, isFailure(decision), now);
     if (failingSince !== null && decision.kind !== 'disable' && now - failingSince >= config.disableAfterMs) {
       const reason = `failing since ${new Date(failingSince).toISOString()} without a success`;
-      await outbox.disableEndpoint(ep.id, reason);
+      await endpoints.disableEndpoint(ep.id, reason);
       logger.warn({ endpointId: ep.id, reason }, 'webhook endpoint disabled');
     }
     logger.debug(
@@ -147,7 +148,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (free <= 0 || (inFlight.size > 0 && free < Math.ceil(config.concurrency / 4))) return;
     const fence = deps.fence?.();
     if (deps.fence && fence === undefined) return; // The lease ran out locally: claim nothing.
-    const claimed = await outbox.claimDue(now, free, {
+    const claimed = await queue.claimDue(now, free, {
       chatMinIntervalMs: config.chatMinIntervalMs,
       perEndpoint: config.perEndpointConcurrency,
       fence,
@@ -159,7 +160,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
     for (const d of claimed) {
       inFlight.set(d.id, d.claim);
-      void queue
+      void sending
         .add(() => attempt(d))
         .catch((err: unknown) => {
           // Storage failed while recording: the row stays in flight until restart recovery; log loudly.
@@ -178,14 +179,14 @@ export function createDispatcher(deps: DispatcherDeps) {
     const now = clock.now();
     if (now - lastPrune < PRUNE_EVERY_MS) return;
     lastPrune = now;
-    const pruned = await outbox.prune(now - config.retentionMs);
+    const pruned = await history.prune(now - config.retentionMs);
     if (pruned > 0) logger.debug({ pruned }, 'finished webhook deliveries pruned');
   }
 
   /** Claims past their deadline, whoever made them, are owed again (at least once). */
   async function recoverExpired(now: number): Promise<void> {
     if (deps.fence && deps.fence() === undefined) return; // Not leading: another node recovers them.
-    const recovered = await outbox.recoverInFlight({ claimedBefore: now - claimTtlMs });
+    const recovered = await queue.recoverInFlight({ claimedBefore: now - claimTtlMs });
     if (recovered > 0) logger.info({ recovered }, 'webhook claims past their deadline are owed again');
   }
 
@@ -205,7 +206,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       await pruneIfDue();
       await recoverExpired(claimedAt);
       await dispatchDue(claimedAt);
-      const [next, oldestClaim] = await Promise.all([outbox.nextDueAt(), outbox.oldestClaimAt()]);
+      const { nextDueAt: next, oldestClaimAt: oldestClaim } = await queue.wakeTimes();
       // Wake for the earliest head due or the first claim to expire (just past it: recovery takes <=).
       const expires = oldestClaim === null ? null : oldestClaim + claimTtlMs;
       due = next === null ? expires : expires === null ? next : Math.min(next, expires);
@@ -237,14 +238,13 @@ export function createDispatcher(deps: DispatcherDeps) {
       await loop.stop();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        queue.onIdle(),
+        sending.onIdle(),
         new Promise<void>((r) => {
           timer = setTimeout(r, graceMs);
         }),
       ]);
       clearTimeout(timer);
-      if (inFlight.size > 0)
-        await outbox.recoverInFlight([...inFlight].map(([id, claim]) => ({ id, claim })));
+      if (inFlight.size > 0) await queue.recoverInFlight([...inFlight].map(([id, claim]) => ({ id, claim })));
     },
   };
 }

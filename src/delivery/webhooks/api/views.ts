@@ -1,5 +1,5 @@
 /** What the endpoints API answers: explicit views (never secrets, but for the admin's export), times as ISO 8601. */
-import type { Attempt, Delivery, EndpointWithSecrets } from './outbox.js';
+import type { Attempt, Delivery, EndpointWithSecrets } from '../model.js';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

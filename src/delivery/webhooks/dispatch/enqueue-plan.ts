@@ -1,10 +1,10 @@
 /**
  * Which deliveries a batch of log entries owes: one per event and matching endpoint whose kind sends a
- * message for it, with the body serialised once, here. Shared by the SQLite onAppend path and the Redis feed.
+ * message for it, with the body serialised once, here. Shared by the feed reader (both adapters) and the test event.
  */
-import type { LogEntry, RaceEvent } from '../../events/envelope.js';
-import { endpointWants } from './endpoint-match.js';
-import type { BodyFormatter, Endpoint } from './outbox-rows.js';
+import type { LogEntry, RaceEvent } from '../../../events/envelope.js';
+import { endpointWants } from '../endpoint-match.js';
+import type { BodyFormatter, Endpoint } from '../model.js';
 
 export interface PlannedDelivery {
   endpointId: string;

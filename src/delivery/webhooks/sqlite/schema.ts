@@ -46,7 +46,7 @@ CREATE TABLE webhook_chains (
   endpoint_id TEXT NOT NULL,
   stream TEXT NOT NULL,
   head_id INTEGER NOT NULL,
-  -- When head_id may be sent (see CHAIN_DUE_AT in outbox-rows.ts); NULL while in flight or disabled.
+  -- When head_id may be sent (see CHAIN_DUE_AT in rows.ts); NULL while in flight or disabled.
   due_at INTEGER,
   PRIMARY KEY (endpoint_id, stream)
 );

@@ -1,5 +1,5 @@
--- Helpers in scope of every outbox script (redis-outbox-lua.ts prepends this file to each). W = ARGV[1] is
--- the key prefix `<prefix>webhooks:`; the key layout is described in redis-outbox-lua.ts and docs/webhooks.md.
+-- Helpers in scope of every outbox script (scripts.ts prepends this file to each). W = ARGV[1] is
+-- the key prefix `<prefix>webhooks:`; the key layout is described in scripts.ts and docs/webhooks.md.
 local W = ARGV[1]
 local function dkey(id) return W .. 'd:' .. id end
 local function ekey(ep) return W .. 'ep:' .. ep end

@@ -1,10 +1,12 @@
 /**
- * The outbox port: what the endpoints API, the feed reader and the dispatcher need from durable storage,
- * implemented by the SQLite outbox (one node) and the Redis outbox (several nodes). Both are fed the same way:
- * the feed reader (feed-reader.ts) reads the event log's feed after the outbox's cursor. Async so that a
- * networked store fits; the contract suite (test/delivery/webhooks/outbox.contract.ts) runs against both.
+ * The webhook store's three ports, along Svix's lines: the `queue` (what must be atomic: enqueue from the
+ * feed, claim what is due, record an attempt, recover claims, pause an endpoint), `endpoints` and `history`
+ * (plain reads and writes). Each has a SQLite adapter (sqlite/, one node) and a Redis adapter (redis/,
+ * several nodes), built together by one factory per adapter into an `Outbox`; each port has its own contract
+ * suite (test/delivery/webhooks/{queue,endpoints,history}.contract.ts) run against both. They speak the
+ * model's types (model.ts), never an adapter's rows. Async so that a networked store fits.
  *
- * Contract, whatever the backend:
+ * Queue contract, whatever the backend:
  * - Every state change is atomic: a crash never leaves a delivery half claimed, half recorded or half
  *   inserted (a chain, a count or an index out of step with the delivery).
  * - Delivery ids are positive integers, increasing in insertion order.
@@ -22,13 +24,13 @@
  * - `recoverInFlight` clears the claims it releases: given claims, only those still held; given a cutoff, only
  *   claims made at or before it (expired: a live claimer may still be sending and recording the others).
  * - A body is stored once, at enqueue; replays copy it (new delivery, same event id, `replayOf` set).
- * - Owed deliveries are never pruned.
  * - `enqueueFromFeed` writes a batch's deliveries and moves the cursor together, and only from the cursor and
  *   the endpoints version the batch was planned against: a crash, a lost reply or a second reader never loses
  *   nor duplicates a delivery, and (endpoint, event id) is enqueued at most once.
+ *
+ * History contract: owed deliveries are never pruned; pruning a delivery forgets its attempts too.
  */
-import type { RaceEvent } from '../../events/envelope.js';
-import type { PlannedDelivery } from './enqueue-plan.js';
+import type { PlannedDelivery } from './dispatch/enqueue-plan.js';
 import type {
   Attempt,
   Delivery,
@@ -36,7 +38,7 @@ import type {
   EndpointPatch,
   EndpointWithSecrets,
   NewEndpoint,
-} from './outbox-rows.js';
+} from './model.js';
 
 export interface AttemptRecord {
   at: number;
@@ -84,10 +86,40 @@ export interface FeedStep {
   deliveries: readonly PlannedDelivery[];
 }
 
-export interface Outbox {
+/** The deliveries owed and in flight: the only part that needs atomic steps (see the contract above). */
+export interface WebhookQueue {
+  /** The feed position up to which events have been enqueued (FEED_START before the first). */
+  feedCursor(): Promise<string>;
+  /** 'stale' (nothing written) when the cursor or the endpoints moved since the batch was planned. */
+  enqueueFromFeed(step: FeedStep): Promise<'stale' | { enqueued: number }>;
+  /** One delivery outside the feed (test events); undefined when the endpoint is unknown. */
+  enqueue(p: PlannedDelivery): Promise<Delivery | undefined>;
+  /** A new delivery with the same event id and bytes; the original keeps its history. */
+  replay(deliveryId: number): Promise<Delivery | undefined>;
+  /** Replays every original (not itself a replay) delivery of the endpoint created in [from, to]. */
+  replayRange(endpointId: string, from: number, to: number): Promise<number>;
+  /** Marks up to `limit` due chain heads in flight and answers them, or 'fenced'. */
+  claimDue(now: number, limit: number, o: ClaimOptions): Promise<ClaimedDelivery[] | 'fenced'>;
+  /** Logs an attempt and, while `d.claim` is still the delivery's claim, moves it to `next` (a finished
+   * head hands its chain to the next one). Answers whether the claim was still held. */
+  recordAttempt(d: ClaimedDelivery, a: AttemptRecord, next: NextState): Promise<boolean>;
+  /** Makes deliveries in flight owed again: the `claims` given that are still held (a dispatcher releasing
+   * its own at stop), or every claim made at or before `claimedBefore` (expired: its claimer, dead or alive,
+   * is past its deadline). Answers how many. */
+  recoverInFlight(which: readonly HeldClaim[] | { claimedBefore: number }): Promise<number>;
+  /** Nothing is sent to the endpoint before `until` (rate limits, chat pacing). */
+  pauseEndpoint(id: string, until: number): Promise<void>;
+  /** When the earliest chain head is due and when the oldest claim in flight was made (null: none). */
+  wakeTimes(): Promise<{ nextDueAt: number | null; oldestClaimAt: number | null }>;
+}
+
+/** Registered endpoints. Changes of which endpoints want what move the version the feed plans against. */
+export interface WebhookEndpoints {
   endpoint(id: string): Promise<EndpointWithSecrets | undefined>;
   /** Ordered by creation time, then id. */
   listEndpoints(): Promise<EndpointWithSecrets[]>;
+  /** The enabled endpoints and a version that moves on every change of which endpoints want what. */
+  enabledEndpoints(): Promise<{ version: string; endpoints: EndpointWithSecrets[] }>;
   createEndpoint(e: NewEndpoint): Promise<EndpointWithSecrets>;
   /** Re-enabling clears the reason, the failure clock and any pause, and makes held deliveries due now. */
   updateEndpoint(id: string, patch: EndpointPatch): Promise<EndpointWithSecrets | undefined>;
@@ -97,49 +129,30 @@ export interface Outbox {
   rotateSecret(id: string, secret: string, overlapMs: number): Promise<EndpointWithSecrets | undefined>;
   /** What the endpoint is owed stays pending for when it is re-enabled. */
   disableEndpoint(id: string, reason: string): Promise<void>;
-  /** Nothing is sent to the endpoint before `until` (rate limits, chat pacing). */
-  pauseEndpoint(id: string, until: number): Promise<void>;
   /** A failure starts the endpoint's failure clock (if not running), a success stops it; answers its start. */
   markEndpointHealth(id: string, failed: boolean, at: number): Promise<number | null>;
   endpointHealth(): Promise<{ failing: number; disabled: number }>;
-  /** The enabled endpoints and a version that moves on every change of which endpoints want what. */
-  enabledEndpoints(): Promise<{ version: string; endpoints: EndpointWithSecrets[] }>;
+}
 
-  /** The feed position up to which events have been enqueued (FEED_START before the first). */
-  feedCursor(): Promise<string>;
-  /** See the contract above: 'stale' (nothing written) when the cursor or the endpoints moved meanwhile. */
-  enqueueFromFeed(step: FeedStep): Promise<'stale' | { enqueued: number }>;
-
-  /** One event for one endpoint regardless of its filters (test events); undefined when the endpoint is
-   * unknown or its kind sends nothing for the event. */
-  enqueueOne(endpointId: string, event: RaceEvent): Promise<Delivery | undefined>;
-  /** Marks up to `limit` due chain heads in flight (see the contract above) and answers them, or 'fenced'. */
-  claimDue(now: number, limit: number, o: ClaimOptions): Promise<ClaimedDelivery[] | 'fenced'>;
-  body(id: number): Promise<string | undefined>;
-  /** Logs an attempt and, while `d.claim` is still the delivery's claim, moves it to `next` (a finished
-   * head hands its chain to the next one). Answers whether the claim was still held. */
-  recordAttempt(d: ClaimedDelivery, a: AttemptRecord, next: NextState): Promise<boolean>;
-  /** Makes deliveries in flight owed again: the `claims` given that are still held (a dispatcher releasing
-   * its own at stop), or every claim made at or before `claimedBefore` (expired: its claimer, dead or alive,
-   * is past its deadline). Answers how many. */
-  recoverInFlight(which: readonly HeldClaim[] | { claimedBefore: number }): Promise<number>;
-
+/** What was sent and what came of it. */
+export interface WebhookHistory {
   delivery(id: number): Promise<Delivery | undefined>;
   /** Newest first; `beforeId` pages. */
   listDeliveries(
     endpointId: string,
     q: { status?: DeliveryStatus; limit: number; beforeId?: number },
   ): Promise<Delivery[]>;
+  /** The bytes to send, stored once at enqueue. */
+  body(id: number): Promise<string | undefined>;
   attempts(deliveryId: number): Promise<Attempt[]>;
-  /** A new delivery with the same event id and bytes; the original keeps its history. */
-  replay(deliveryId: number): Promise<Delivery | undefined>;
-  /** Replays every original (not itself a replay) delivery of the endpoint created in [from, to]. */
-  replayRange(endpointId: string, from: number, to: number): Promise<number>;
+  counts(): Promise<Record<DeliveryStatus, number>>;
   /** Forgets delivered and failed deliveries (and their attempts) last updated before `before`. */
   prune(before: number): Promise<number>;
-  counts(): Promise<Record<DeliveryStatus, number>>;
-  /** When the earliest chain head is due, or null when nothing is. */
-  nextDueAt(): Promise<number | null>;
-  /** When the oldest claim in flight was made, or null when none is. */
-  oldestClaimAt(): Promise<number | null>;
+}
+
+/** The three ports on one storage, as each adapter's factory builds them. */
+export interface Outbox {
+  queue: WebhookQueue;
+  endpoints: WebhookEndpoints;
+  history: WebhookHistory;
 }

@@ -1,60 +1,21 @@
 /**
- * Endpoints in Redis: the endpoint half of the Redis outbox (the `webhook_endpoints` table's counterpart,
- * endpoint-store.ts). Changes that touch deliveries too (re-enabling, disabling, deleting, pausing) are
- * scripts in redis-outbox-lua.ts.
+ * The Redis endpoints: one hash per endpoint and the set of them by creation time. Changes that also touch
+ * what the endpoint is owed (re-enabling, disabling, deleting) or its health are scripts (scripts.ts).
  */
 import type { Redis } from 'ioredis';
-import { RedisStoreError, redisCall } from '../../store/redis/errors.js';
-import { newEndpointFields, patchedFields } from './endpoint-store.js';
-import type { Outbox } from './outbox-port.js';
-import type { EndpointPatch, EndpointWithSecrets, NewEndpoint } from './outbox-rows.js';
+import { redisCall } from '../../../store/redis/errors.js';
+import type { EndpointWithSecrets, NewEndpoint } from '../model.js';
+import type { WebhookEndpoints } from '../ports.js';
+import { openSecrets, type SecretCodec } from '../secret-codec.js';
+import { ENDPOINT_FIELDS, endpointFromValues, newEndpointHash, patchedHashFields } from './hashes.js';
+import { type OutboxKeys, type OutboxScriptRunner, pipelineValues } from './keys.js';
 import {
   deleteEndpointScript,
   disableScript,
   healthScript,
-  pauseScript,
   rotateScript,
   updateEndpointScript,
-} from './redis-endpoint-lua.js';
-import {
-  ENDPOINT_FIELDS,
-  endpointFromValues,
-  type OutboxKeys,
-  type OutboxScriptRunner,
-} from './redis-outbox-keys.js';
-import { openSecrets, type SecretCodec } from './secret-codec.js';
-
-/** Runs a pipeline and answers its replies, rejecting with the first command error. */
-export async function pipelineValues(
-  what: string,
-  pipeline: ReturnType<Redis['pipeline']>,
-): Promise<unknown[]> {
-  return redisCall(what, async () => {
-    const out = await pipeline.exec();
-    if (!out) throw new RedisStoreError('redis_unavailable', `${what}: pipeline aborted`);
-    return out.map(([err, value]) => {
-      if (err) throw err;
-      return value;
-    });
-  });
-}
-
-export type RedisEndpoints = Pick<
-  Outbox,
-  | 'endpoint'
-  | 'listEndpoints'
-  | 'createEndpoint'
-  | 'updateEndpoint'
-  | 'deleteEndpoint'
-  | 'rotateSecret'
-  | 'disableEndpoint'
-  | 'pauseEndpoint'
-  | 'markEndpointHealth'
-  | 'endpointHealth'
-> & {
-  /** The endpoints and the version they were read at (the feed refuses to write if it moved). */
-  enabledEndpoints(): Promise<{ version: string; endpoints: EndpointWithSecrets[] }>;
-};
+} from './scripts.js';
 
 export function createRedisEndpoints(
   redis: Redis,
@@ -63,7 +24,7 @@ export function createRedisEndpoints(
   secrets: SecretCodec,
   /** Runs an outbox script (the outbox's, which first upgrades the key layout once). */
   run: OutboxScriptRunner,
-): RedisEndpoints {
+): WebhookEndpoints {
   const read = (values: readonly (string | null)[]) => {
     const e = endpointFromValues(values);
     return e && openSecrets(secrets, e);
@@ -93,27 +54,17 @@ export function createRedisEndpoints(
       const at = now();
       const tx = redis
         .multi()
-        .hset(keys.endpoint(e.id), {
-          ...newEndpointFields(e, secrets),
-          paused_until: 0,
-          created_at: at,
-          updated_at: at,
-        })
+        .hset(keys.endpoint(e.id), newEndpointHash(e, secrets, at))
         .zadd(keys.endpoints, at, e.id)
         .incr(keys.endpointsVersion);
       await pipelineValues(`create endpoint ${e.id}`, tx);
       return (await endpoint(e.id)) as EndpointWithSecrets;
     },
 
-    async updateEndpoint(id: string, patch: EndpointPatch) {
-      const fields = patchedFields(patch).flat();
+    async updateEndpoint(id, patch) {
       const flags = [patch.enabled ? '1' : '0', patch.enabled === undefined ? '0' : '1'];
-      const found = await run(`update endpoint ${id}`, updateEndpointScript, [
-        id,
-        now(),
-        ...flags,
-        ...fields,
-      ]);
+      const args = [id, now(), ...flags, ...patchedHashFields(patch)];
+      const found = await run(`update endpoint ${id}`, updateEndpointScript, args);
       return found === 1 ? endpoint(id) : undefined;
     },
 
@@ -122,7 +73,12 @@ export function createRedisEndpoints(
     async rotateSecret(id, secret, overlapMs) {
       const at = now();
       const sealed = secrets.seal(id, secret);
-      const found = await run(`rotate secret of ${id}`, rotateScript, [id, sealed, at + overlapMs, at]);
+      const found = await run(
+        `rotate secret of ${id}`,
+        rotateScript,
+        [sealed, at + overlapMs, at],
+        [keys.endpoint(id)],
+      );
       return found === 1 ? endpoint(id) : undefined;
     },
 
@@ -130,12 +86,8 @@ export function createRedisEndpoints(
       await run(`disable endpoint ${id}`, disableScript, [id, reason, now()]);
     },
 
-    async pauseEndpoint(id, until) {
-      await run(`pause endpoint ${id}`, pauseScript, [id, until]);
-    },
-
     async markEndpointHealth(id, failed, at) {
-      const since = await run(`health of ${id}`, healthScript, [id, failed ? '1' : '0', at]);
+      const since = await run(`health of ${id}`, healthScript, [failed ? '1' : '0', at], [keys.endpoint(id)]);
       return typeof since === 'string' ? Number(since) : null;
     },
 
