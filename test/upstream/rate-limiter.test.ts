@@ -87,6 +87,42 @@ describe('rate limiter', () => {
     expect(order).toEqual(['first', 'high', 'mid', 'low']);
   });
 
+  it('says when a start is allowed and nothing waits ahead, without starting or holding anything', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 60, clock, burst: 1 });
+    const readyAt = async () => {
+      let at: number | undefined;
+      void limiter.whenReady().then(() => {
+        at = clock.now();
+      });
+      await clock.advance(5_000);
+      return at;
+    };
+    // Nothing spent: ready at once, and asking spends nothing.
+    expect(await readyAt()).toBe(0);
+    expect(limiter.stats()).toMatchObject({ used: 0, queued: 0 });
+    // Two requests at 5 s: one starts, one waits for the next start (one a second); ready only after both.
+    const starts: number[] = [];
+    const both = [1, 2].map(() => limiter.schedule(async () => void starts.push(clock.now())));
+    expect(await readyAt()).toBe(7_000);
+    await Promise.all(both);
+    expect(starts).toEqual([5_000, 6_000]);
+    expect(limiter.stats()).toMatchObject({ used: 2, queued: 0 });
+  });
+
+  it('rejects a wait for readiness when aborted or closed', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 1, clock, burst: 1 });
+    await limiter.schedule(async () => {});
+    const controller = new AbortController();
+    const aborted = limiter.whenReady(controller.signal);
+    const closed = limiter.whenReady();
+    controller.abort(new Error('stop'));
+    await expect(aborted).rejects.toThrow('stop');
+    limiter.close();
+    await expect(closed).rejects.toBeInstanceOf(LimiterClosedError);
+  });
+
   it('never has more than maxConcurrent requests in flight', async () => {
     const clock = createManualClock(0);
     const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 2, burst: 100 });
