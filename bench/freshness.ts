@@ -173,6 +173,7 @@ async function run(
       queue(id, opts?.priority);
       return client.event(id, opts);
     },
+    whenReady: (signal) => client.whenReady(signal),
   };
   const poller = createPoller({
     source,
