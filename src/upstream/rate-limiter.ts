@@ -126,6 +126,13 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const refillPerMs = maxPerMinute / windowMs;
   let tokens = burst;
   let tokensAt = clock.now();
+  /**
+   * While the window is full (from the start that filled it until its oldest start leaves), the bucket fills
+   * only up to one start: filled to a burst, it let the burst out the moment the window freed, which the window then held back a minute
+   * later as a gap, and that gap filled the bucket for the next burst, every minute (measured: 3 s with no
+   * start, the listing's dirty race waiting through it: issue 26).
+   */
+  let full = { from: 0, until: 0 };
   const queue = new PQueue({ concurrency: 1 });
   // A start leaves the queue (or a request gives its place up): whenReady re-evaluates.
   queue.on('next', () => poke());
@@ -151,7 +158,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   /** Milliseconds until the time-based rules allow a start (0 = now). */
   const timeToStart = (now: number): number => {
     prune(now);
-    tokens = Math.min(burst, tokens + (now - tokensAt) * refillPerMs);
+    const held = Math.max(0, Math.min(now, full.until) - Math.max(tokensAt, full.from));
+    tokens = Math.min(burst, tokens + (now - tokensAt - held) * refillPerMs);
+    // Time the window held starts back fills the bucket up to the one start it frees, not to a burst.
+    if (tokens < 1) tokens = Math.min(1, tokens + held * refillPerMs);
     tokensAt = now;
     let wait = tokens >= 1 ? 0 : Math.ceil((1 - tokens) / refillPerMs);
     if (starts.length >= maxPerMinute) {
@@ -195,6 +205,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         const startedAt = clock.now(); // the shared admission may have taken a moment
         starts.push(startedAt);
         tokens -= 1;
+        if (starts.length >= maxPerMinute)
+          full = { from: startedAt, until: (starts[starts.length - maxPerMinute] as number) + windowMs };
         lastStart = startedAt;
         inFlight++;
         return opts.sharedWindow
