@@ -24,7 +24,7 @@ import { createMemoryEventLog } from '../src/store/index.js';
 import { createRacingClient } from '../src/upstream/client.js';
 import { createRateLimiter } from '../src/upstream/rate-limiter.js';
 import { DEFAULT_SETTINGS } from '../src/watch/poll-policy.js';
-import { createPoller } from '../src/watch/poller.js';
+import { createPoller, type RaceSource } from '../src/watch/poller.js';
 import { createRacePipeline } from '../src/watch/race-pipeline.js';
 import { type Pick, pickNext, type SchedulerInput } from '../src/watch/scheduler.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
@@ -89,6 +89,21 @@ interface RunResult {
   unseen: string[];
   /** Status changes seen after more than 7 s (the goal): where the wait went. */
   slowStatus: string[];
+  /** Per status change after the warm-up: ms from the listing that showed it to the race's fetch being sent. */
+  listedToSent: number[];
+}
+
+/**
+ * One upstream request as the poller made it: when a worker decided it (the strategy's pick; a listing's later
+ * pages are decided when the earlier one answered), when it entered the limiter's queue, when the limiter
+ * let it out, and at what priority. Discovery's requests carry `listing`.
+ */
+interface Traced {
+  what: string;
+  priority: number;
+  decidedAt: number;
+  queuedAt: number;
+  sentAt?: number;
 }
 
 async function run(
@@ -100,11 +115,29 @@ async function run(
   const clock = createManualClock(FROM - 2 * MINUTE);
   const logger = pino({ level: 'silent' });
   const sim = await createSimulator({ seed, clock, day: BENCH_DAY, rateLimit: false, logger });
-  const { strategy, interval } = makeStrategy(sim.world);
+  const made = makeStrategy(sim.world);
+  const { interval } = made;
+  const traced: Traced[] = [];
+  /** The worker's last pick per race (or listing), until its request is queued. */
+  const decided = new Map<string, number>();
+  const strategy: Strategy = (input) => {
+    const pick = made.strategy(input);
+    if (pick.kind === 'race') decided.set(pick.raceId, clock.now());
+    if (pick.kind === 'discovery') decided.set('listing', clock.now());
+    return pick;
+  };
+  const queue = (what: string, priority: number | undefined) => {
+    const now = clock.now();
+    traced.push({ what, priority: priority ?? 0, decidedAt: decided.get(what) ?? now, queuedAt: now });
+    decided.delete(what);
+  };
+  const sent = (what: string) => {
+    const t = traced.find((r) => r.what === what && r.sentAt === undefined);
+    if (t) t.sentAt = clock.now();
+  };
   const requests: number[] = [];
   const phases: Record<string, number> = {};
   const fetched: Fetched[] = [];
-  const listings: number[] = [];
   const { fetch, inFlight } = createInProcessFetch(sim, (url) => {
     requests.push(clock.now());
     const raceId = /\/events\/([^/?]+)/.exec(url.pathname)?.[1];
@@ -116,7 +149,7 @@ async function run(
       : 'discovery';
     phases[phase] = (phases[phase] ?? 0) + 1;
     if (raceId) fetched.push({ raceId, at: clock.now() });
-    else listings.push(clock.now());
+    sent(raceId ?? 'listing');
   });
   const limiter = createRateLimiter({ maxPerMinute: RPM, clock });
   const client = createRacingClient({
@@ -131,8 +164,19 @@ async function run(
   const entries: LogEntry[] = [];
   bus.subscribe((batch) => entries.push(...batch));
   const pipeline = createRacePipeline({ log, bus, clock, logger });
+  const source: RaceSource = {
+    meetings: (query, opts) => {
+      queue('listing', opts?.priority);
+      return client.meetings(query, opts);
+    },
+    event: (id, opts) => {
+      queue(id, opts?.priority);
+      return client.event(id, opts);
+    },
+    whenReady: (signal) => client.whenReady(signal),
+  };
   const poller = createPoller({
-    source: client,
+    source,
     clock,
     logger,
     onEvent: (raceId, payload) => pipeline.process(raceId, payload),
@@ -169,7 +213,8 @@ async function run(
     interval,
     wallMs: Date.now() - wall,
     unseen: unseenTraces(journal, entries, fetched),
-    slowStatus: slowStatusTraces(journal, entries, fetched, listings),
+    slowStatus: slowStatusTraces(journal, entries, traced),
+    listedToSent: listedToSent(journal, traced),
   };
 }
 
@@ -222,27 +267,57 @@ function unseenTraces(
     });
 }
 
-/** For each status change seen after more than 7 s: the first listing started after it, and the race's next fetch. */
+/** Each counted status change, with the first listing sent after it and the race's first fetch sent after that. */
+function statusRequests(journal: readonly SimChange[], traced: readonly Traced[]) {
+  return journal
+    .filter((c) => c.type === 'status' && c.at >= FROM + WARMUP && c.at <= TO - 5 * MINUTE)
+    .map((c) => {
+      const listing = traced.find((r) => r.what === 'listing' && (r.sentAt ?? -1) >= c.at);
+      const fetch = traced.find(
+        (r) => r.what === c.raceId && r.sentAt !== undefined && r.sentAt >= (listing?.sentAt ?? c.at),
+      );
+      return { change: c, listing, fetch };
+    });
+}
+
+/** Per status change: ms from the listing that showed it being sent to the race's fetch being sent. */
+function listedToSent(journal: readonly SimChange[], traced: readonly Traced[]): number[] {
+  return statusRequests(journal, traced).flatMap(({ listing, fetch }) =>
+    listing?.sentAt !== undefined && fetch?.sentAt !== undefined ? [fetch.sentAt - listing.sentAt] : [],
+  );
+}
+
+/**
+ * For each status change seen after more than 7 s: the listing that showed it, the race's fetch (decided,
+ * queued, sent) and every request sent between the two, with when it was decided and its priority.
+ */
 function slowStatusTraces(
   journal: readonly SimChange[],
   entries: readonly LogEntry[],
-  fetched: readonly Fetched[],
-  listings: readonly number[],
+  traced: readonly Traced[],
 ) {
   const seen = seenBy(entries);
   const s = (ms: number | undefined) => (ms === undefined ? 'never' : `${(ms / 1000).toFixed(1)} s`);
-  return journal
-    .filter((c) => c.type === 'status' && c.at >= FROM + WARMUP && c.at <= TO - 5 * MINUTE)
-    .flatMap((c) => {
-      const seenAt = seen(c);
-      if (seenAt !== undefined && seenAt - c.at <= 7_000) return [];
-      const listing = listings.find((t) => t >= c.at);
-      const fetch = fetched.find((f) => f.raceId === c.raceId && f.at >= c.at)?.at;
-      const sub = (t: number | undefined) => (t === undefined ? undefined : t - c.at);
-      return [
-        `status ${JSON.stringify(c.detail)} of ${c.raceId} at ${at(c.at)}: next listing +${s(sub(listing))}, next fetch +${s(sub(fetch))}, seen +${s(sub(seenAt))}`,
-      ];
-    });
+  return statusRequests(journal, traced).flatMap(({ change: c, listing, fetch }) => {
+    const seenAt = seen(c);
+    if (seenAt !== undefined && seenAt - c.at <= 7_000) return [];
+    const sub = (t: number | undefined) => (t === undefined ? undefined : t - c.at);
+    const between = traced
+      .filter(
+        (r) =>
+          r.sentAt !== undefined &&
+          listing?.sentAt !== undefined &&
+          r.sentAt > listing.sentAt &&
+          r.sentAt < (fetch?.sentAt ?? Number.POSITIVE_INFINITY),
+      )
+      .map(
+        (r) =>
+          `${r.what === 'listing' ? 'listing' : 'race'}@${r.priority} decided +${s(sub(r.decidedAt))} sent +${s(sub(r.sentAt))}`,
+      );
+    return [
+      `status ${JSON.stringify(c.detail)} of ${c.raceId} at ${at(c.at)}: listing sent +${s(sub(listing?.sentAt))}; fetch decided +${s(sub(fetch?.decidedAt))} queued +${s(sub(fetch?.queuedAt))} sent +${s(sub(fetch?.sentAt))} @${fetch?.priority}; seen +${s(sub(seenAt))}; between: ${between.join(', ')}`,
+    ];
+  });
 }
 
 /** Which event type shows each kind of simulator change. */
@@ -345,6 +420,9 @@ async function main() {
       );
       for (const line of r.unseen) console.log(`unseen (seed ${SEEDS[i]}): ${line}`);
       for (const line of r.slowStatus) console.log(`slow (seed ${SEEDS[i]}): ${line}`);
+      console.log(
+        `listing sent to the race's fetch sent (seed ${SEEDS[i]}, ${r.listedToSent.length} status changes): p50 ${seconds(pct(r.listedToSent, 50))}, p95 ${seconds(pct(r.listedToSent, 95))}, max ${seconds(Math.max(...r.listedToSent))}`,
+      );
     }
   }
   console.log(

@@ -113,6 +113,8 @@ export interface RacingClient {
     known: string | undefined,
     opts?: EventOptions & RequestOptions,
   ): Promise<ConditionalEvent>;
+  /** Resolves once a request made at that moment would start at once (the limiter's `whenReady`). */
+  whenReady(signal?: AbortSignal): Promise<void>;
 }
 
 export type ConditionalEvent =
@@ -265,6 +267,7 @@ export function createRacingClient(opts: RacingClientOptions): RacingClient {
       if (result === UNPARSED) return { kind: 'unchanged', digest: digest as string };
       return { kind: 'payload', payload: result, digest };
     },
+    whenReady: (signal) => limiter.whenReady(signal),
   };
 }
 

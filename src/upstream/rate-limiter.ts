@@ -13,6 +13,8 @@
  * - with several nodes, a slot in the window they share (`sharedWindow`, in Redis), asked for only once
  *   every local rule allows a start, so the queue's priority order holds while the head waits for it; the
  *   request is sent only if it still can be within the window's `sendWithinMs` of asking, else it asks again.
+ * `whenReady` lets a caller decide what to send only once a start is allowed (the poller picks its race then:
+ * a pick made earlier waits in the queue on ages and statuses that have moved on, issue 26).
  * All time is the injected clock's, so tests drive it with a manual clock.
  */
 import PQueue from 'p-queue';
@@ -90,6 +92,12 @@ export interface RateLimiterStats {
 export interface RateLimiter {
   /** Runs `fn` once the budget allows; resolves or rejects with what `fn` does. */
   schedule<T>(fn: () => Promise<T>, opts?: ScheduleOptions): Promise<T>;
+  /**
+   * Resolves once a request scheduled at that moment would start at once: nothing waits in the queue and
+   * every local rule allows a start (the shared window is asked only by the start itself). Starts nothing
+   * and holds nothing: a caller that schedules in the same tick gets the start.
+   */
+  whenReady(signal?: AbortSignal): Promise<void>;
   /** Feeds the rate-limit headers of a response in (pacing, or a pause when none are left). */
   observe(info: RateLimitInfo): void;
   /** Holds every start for `ms` from now (after a 429); extends, never shortens, a pause. */
@@ -118,7 +126,16 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const refillPerMs = maxPerMinute / windowMs;
   let tokens = burst;
   let tokensAt = clock.now();
+  /**
+   * While the window is full (from the start that filled it until its oldest start leaves), the bucket fills
+   * only up to one start: filled to a burst, it let the burst out the moment the window freed, which the window then held back a minute
+   * later as a gap, and that gap filled the bucket for the next burst, every minute (measured: 3 s with no
+   * start, the listing's dirty race waiting through it: issue 26).
+   */
+  let full = { from: 0, until: 0 };
   const queue = new PQueue({ concurrency: 1 });
+  // A start leaves the queue (or a request gives its place up): whenReady re-evaluates.
+  queue.on('next', () => poke());
   const starts: number[] = []; // ascending start times within the window
   let inFlight = 0;
   let pausedUntil = 0;
@@ -141,7 +158,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   /** Milliseconds until the time-based rules allow a start (0 = now). */
   const timeToStart = (now: number): number => {
     prune(now);
-    tokens = Math.min(burst, tokens + (now - tokensAt) * refillPerMs);
+    const held = Math.max(0, Math.min(now, full.until) - Math.max(tokensAt, full.from));
+    tokens = Math.min(burst, tokens + (now - tokensAt - held) * refillPerMs);
+    // Time the window held starts back fills the bucket up to the one start it frees, not to a burst.
+    if (tokens < 1) tokens = Math.min(1, tokens + held * refillPerMs);
     tokensAt = now;
     let wait = tokens >= 1 ? 0 : Math.ceil((1 - tokens) / refillPerMs);
     if (starts.length >= maxPerMinute) {
@@ -185,26 +205,32 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         const startedAt = clock.now(); // the shared admission may have taken a moment
         starts.push(startedAt);
         tokens -= 1;
+        if (starts.length >= maxPerMinute)
+          full = { from: startedAt, until: (starts[starts.length - maxPerMinute] as number) + windowMs };
         lastStart = startedAt;
         inFlight++;
         return opts.sharedWindow
           ? askedAt + (opts.sharedWindow.sendWithinMs ?? Number.POSITIVE_INFINITY)
           : Number.POSITIVE_INFINITY;
       }
-      const linked = abort ? linkSignals(wake.signal, abort) : undefined;
-      const signal = linked?.signal ?? wake.signal;
-      try {
-        if (shared > 0) await clock.sleep(shared, signal);
-        else if (wait > 0) await clock.sleep(wait, signal);
-        else
-          await new Promise<void>((resolve) =>
-            signal.addEventListener('abort', () => resolve(), { once: true }),
-          );
-      } catch {
-        // poked: re-evaluate
-      } finally {
-        linked?.dispose();
-      }
+      await waitForChange(shared > 0 ? shared : wait, abort);
+    }
+  };
+
+  /** Sleeps `ms` (0: until poked), or less when a rule changes or `abort` fires; the caller re-evaluates. */
+  const waitForChange = async (ms: number, abort?: AbortSignal): Promise<void> => {
+    const linked = abort ? linkSignals(wake.signal, abort) : undefined;
+    const signal = linked?.signal ?? wake.signal;
+    try {
+      if (ms > 0) await clock.sleep(ms, signal);
+      else
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+    } catch {
+      // poked: re-evaluate
+    } finally {
+      linked?.dispose();
     }
   };
 
@@ -253,6 +279,17 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       } finally {
         inFlight--;
         poke();
+      }
+    },
+
+    async whenReady(signal) {
+      for (;;) {
+        if (closed) throw new LimiterClosedError();
+        signal?.throwIfAborted();
+        const wait = timeToStart(clock.now());
+        const free = queue.size === 0 && queue.pending === 0 && inFlight < maxConcurrent;
+        if (wait <= 0 && free) return;
+        await waitForChange(free ? wait : 0, signal);
       }
     },
 

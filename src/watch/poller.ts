@@ -39,6 +39,11 @@ interface SourceOptions {
 export interface RaceSource {
   meetings(query: MeetingsPageQuery, opts?: SourceOptions): Promise<MeetingsResponse>;
   event(id: string, opts?: EventOptions & SourceOptions): Promise<EventResponse>;
+  /**
+   * Resolves once a request made at that moment would start at once (the racing client's limiter). With it,
+   * a worker picks what to fetch only then; without it, each pick waits its turn in the budget's queue.
+   */
+  whenReady?(signal?: AbortSignal): Promise<void>;
 }
 
 export interface PollerDeps {
@@ -267,38 +272,70 @@ export function createPoller(deps: PollerDeps): Poller {
     }
   }
 
+  /**
+   * One worker at a time holds the seat: it waits for the budget to allow a start, picks, starts the request
+   * and gives the seat up (requests start synchronously, so the next holder sees this one queued). A pick
+   * made before its slot waited in the limiter's queue behind the other workers' requests, on ages and
+   * statuses that moved on meanwhile: a race a listing had just shown Interim waited ~3.6 s there (issue 26).
+   */
+  let seat: Promise<void> = Promise.resolve();
+  const takeSeat = async (): Promise<() => void> => {
+    const held = seat;
+    let release!: () => void;
+    seat = new Promise((resolve) => {
+      release = resolve;
+    });
+    await held;
+    return release;
+  };
+
+  /** Picks and starts one unit of work; answers its completion. */
+  function step(): Promise<void> {
+    const now = clock.now();
+    rollWindows(now);
+    const pick = strategy({
+      races: races.values(),
+      now,
+      inFlight,
+      subscribers: deps.subscribers(),
+      discoveryDueAt: discoveryDueAt(now),
+      discoveryInFlight,
+      racePicks,
+    });
+    if (pick.kind === 'discovery') {
+      discoveryInFlight = true;
+      return discover().finally(() => {
+        discoveryInFlight = false;
+        nudge();
+      });
+    }
+    if (pick.kind === 'race') {
+      if (usesTurn(pick, racePicks)) racePicks++;
+      const picked = races.get(pick.raceId);
+      if (picked) record(sliceOf(picked, now));
+      inFlight.add(pick.raceId);
+      return fetchRace(pick.raceId, pick.urgent ? PRIORITY.urgent : routinePriority(pick.weight)).finally(
+        () => inFlight.delete(pick.raceId),
+      );
+    }
+    // Re-check at least every second: a new subscription makes a race overdue without telling the poller.
+    const wait = Math.min(IDLE_RECHECK_MS, Math.max(1, pick.until - clock.now()));
+    return clock.sleep(wait, wake.signal).catch(() => {});
+  }
+
   async function work(): Promise<void> {
     while (running) {
-      const now = clock.now();
-      rollWindows(now);
-      const pick = strategy({
-        races: races.values(),
-        now,
-        inFlight,
-        subscribers: deps.subscribers(),
-        discoveryDueAt: discoveryDueAt(now),
-        discoveryInFlight,
-        racePicks,
-      });
-      if (pick.kind === 'discovery') {
-        discoveryInFlight = true;
-        await discover().finally(() => {
-          discoveryInFlight = false;
-        });
-        nudge();
-      } else if (pick.kind === 'race') {
-        if (usesTurn(pick, racePicks)) racePicks++;
-        const picked = races.get(pick.raceId);
-        if (picked) record(sliceOf(picked, now));
-        inFlight.add(pick.raceId);
-        await fetchRace(pick.raceId, pick.urgent ? PRIORITY.urgent : routinePriority(pick.weight)).finally(
-          () => inFlight.delete(pick.raceId),
-        );
-      } else {
-        // Re-check at least every second: a new subscription makes a race overdue without telling the poller.
-        const wait = Math.min(IDLE_RECHECK_MS, Math.max(1, pick.until - clock.now()));
-        await clock.sleep(wait, wake.signal).catch(() => {});
+      const release = await takeSeat();
+      let done: Promise<void>;
+      try {
+        // A limiter that refuses (closed) refuses the request too, which fetchRace and discover handle.
+        await deps.source.whenReady?.(stopping.signal).catch(() => {});
+        if (!running) return;
+        done = step();
+      } finally {
+        release();
       }
+      await done;
     }
   }
 

@@ -58,14 +58,15 @@ describe('the budget against the simulator', () => {
     expect(seen.every((m) => m.status === 200)).toBe(true);
     expect(seen).toHaveLength(25);
     // Discovery started at origin; the events were asked for 1 s later. Each start waits for the start
-    // 60 s before it to leave the window: 9 at once, then one as discovery expires, and so on.
+    // 60 s before it to leave the window; once the window has been full, the bucket refills by one start
+    // only (no burst the moment it frees, which would come back as a gap a minute later), so from the third
+    // minute starts are paced at the budget, one every 6 s.
     const offsets = sent.map((t) => t - origin);
     const expected = [
-      ...Array(9).fill(1_000),
-      60_000,
-      ...Array(9).fill(61_000),
-      120_000,
-      ...Array(5).fill(121_000),
+      ...Array(8).fill(1_000),
+      ...Array(2).fill(60_000),
+      ...Array(8).fill(61_000),
+      ...[120, 126, 132, 138, 144, 150, 156].map((s) => s * 1_000),
     ];
     expect(offsets).toEqual(expected);
     await sim.close();

@@ -11,7 +11,7 @@ function maxInAnyWindow(starts: number[], windowMs: number): number {
 }
 
 describe('rate limiter', () => {
-  it('starts 350 requests at 100 per minute in exact 60 s waves and never more than 100 in any window', async () => {
+  it('starts a full burst, then once the window frees paces the rest at the budget, never more than 100 in any window', async () => {
     const clock = createManualClock(0);
     const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1000, burst: 100 });
     const starts: number[] = [];
@@ -26,15 +26,35 @@ describe('rate limiter', () => {
     await clock.advance(59_999);
     expect(starts.length).toBe(100);
     await clock.advance(1);
-    expect(starts.length).toBe(200);
-    await clock.advance(120_000);
+    // The minute the window held them back refilled the bucket by one start, not by another burst of 100:
+    // that burst would leave the next minute empty again (a gap every minute, issue 26).
+    expect(starts.length).toBe(101);
+    await clock.advance(160_000);
     await Promise.all(done);
     expect(starts.filter((t) => t === 0).length).toBe(100);
-    expect(starts.filter((t) => t === 60_000).length).toBe(100);
-    expect(starts.filter((t) => t === 120_000).length).toBe(100);
-    expect(starts.filter((t) => t === 180_000).length).toBe(50);
+    const gaps = starts.slice(101).map((t, i) => t - starts[100 + i]!);
+    expect(starts[100]).toBe(60_000);
+    expect(new Set(gaps.map((g) => Math.round(g)))).toEqual(new Set([600]));
     expect(maxInAnyWindow(starts, 60_000)).toBe(100);
-    expect(limiter.stats()).toMatchObject({ used: 50, left: 50, queued: 0, inFlight: 0 });
+    expect(limiter.stats()).toMatchObject({ queued: 0, inFlight: 0 });
+  });
+
+  it('leaves no gap a minute after a burst: a saturated budget settles into one start every 600 ms', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock, maxConcurrent: 1000 });
+    const starts: number[] = [];
+    const done = Array.from({ length: 400 }, () =>
+      limiter.schedule(async () => {
+        starts.push(clock.now());
+      }),
+    );
+    await clock.advance(240_000);
+    await Promise.all(done);
+    // The first burst of 5 at 0 fills the window at 57 s; its starts leave it at 60 s. Before the fix the
+    // bucket filled to 5 in those 3 s and let 5 out at 60 s: 57-60 s without a start, again every minute.
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(Math.max(...gaps.slice(110))).toBeLessThanOrEqual(601);
+    expect(maxInAnyWindow(starts, 60_000)).toBe(100);
   });
 
   it('paces a saturated budget evenly after a small burst instead of spending a minute in a second', async () => {
@@ -70,8 +90,9 @@ describe('rate limiter', () => {
     const late = [run(), run(), run()]; // at 50 000 the window is full
     await clock.advance(200_000);
     await Promise.all([...first, ...late]);
-    // A fixed window would start one at 60 000 and two more at once; the sliding one frees a slot per expiry.
-    expect(starts).toEqual([0, 50_000, 50_000, 60_000, 110_000, 110_000]);
+    // A fixed window would start one at 60 000 and two more at once; the sliding one frees a slot per expiry
+    // (the bucket, refilled by one start while the window was full, spaces the last two by its 20 s).
+    expect(starts).toEqual([0, 50_000, 50_000, 60_000, 110_000, 130_000]);
     expect(maxInAnyWindow(starts, 60_000)).toBe(3);
   });
 
@@ -85,6 +106,42 @@ describe('rate limiter', () => {
     await clock.advance(180_000);
     await Promise.all(all);
     expect(order).toEqual(['first', 'high', 'mid', 'low']);
+  });
+
+  it('says when a start is allowed and nothing waits ahead, without starting or holding anything', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 60, clock, burst: 1 });
+    const readyAt = async () => {
+      let at: number | undefined;
+      void limiter.whenReady().then(() => {
+        at = clock.now();
+      });
+      await clock.advance(5_000);
+      return at;
+    };
+    // Nothing spent: ready at once, and asking spends nothing.
+    expect(await readyAt()).toBe(0);
+    expect(limiter.stats()).toMatchObject({ used: 0, queued: 0 });
+    // Two requests at 5 s: one starts, one waits for the next start (one a second); ready only after both.
+    const starts: number[] = [];
+    const both = [1, 2].map(() => limiter.schedule(async () => void starts.push(clock.now())));
+    expect(await readyAt()).toBe(7_000);
+    await Promise.all(both);
+    expect(starts).toEqual([5_000, 6_000]);
+    expect(limiter.stats()).toMatchObject({ used: 2, queued: 0 });
+  });
+
+  it('rejects a wait for readiness when aborted or closed', async () => {
+    const clock = createManualClock(0);
+    const limiter = createRateLimiter({ maxPerMinute: 1, clock, burst: 1 });
+    await limiter.schedule(async () => {});
+    const controller = new AbortController();
+    const aborted = limiter.whenReady(controller.signal);
+    const closed = limiter.whenReady();
+    controller.abort(new Error('stop'));
+    await expect(aborted).rejects.toThrow('stop');
+    limiter.close();
+    await expect(closed).rejects.toBeInstanceOf(LimiterClosedError);
   });
 
   it('never has more than maxConcurrent requests in flight', async () => {

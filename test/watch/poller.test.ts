@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../src/clock.js';
+import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse, MeetingsResponse } from '../../src/upstream/schemas.js';
 import { createPoller, type PollerDeps, type RaceSource } from '../../src/watch/poller.js';
 
@@ -148,5 +149,65 @@ describe('poller', () => {
     expect(spent.discovery).toBe(11);
     expect(spent.nearJump).toBeGreaterThan(30);
     expect([spent.postJump, spent.lateScratchings, spent.earlyScratchings]).toEqual([0, 0, 0]);
+  });
+
+  it('picks each race only when the budget has a slot: a race listed Interim goes out one slot after that listing', async () => {
+    const clock = createManualClock(T0);
+    const limiter = createRateLimiter({ maxPerMinute: 100, clock });
+    const interimAt = T0 + 30_000;
+    const listings: number[] = [];
+    const fetches: { id: string; at: number }[] = [];
+    const race = (id: string, status: string, startMs: number, n: number) => ({
+      id,
+      race_number: n,
+      name: `Race ${n}`,
+      start_time: new Date(T0 + startMs).toISOString(),
+      status,
+    });
+    const listed = (): MeetingsResponse => {
+      const near = ['a', 'b', 'c', 'd', 'e', 'f'].map((id, i) => race(id, 'Open', 5 * 60_000, i + 2));
+      const status = clock.now() >= interimAt ? 'Interim' : 'Closed';
+      const today = meetings().data.meetings[0]!;
+      return {
+        ...meetings(),
+        data: { meetings: [{ ...today, races: [race('r', status, -120_000, 1), ...near] }] },
+      };
+    };
+    const poller = createPoller({
+      clock,
+      logger: pino({ level: 'silent' }),
+      discoveryIntervalMs: 6_000,
+      subscribers: () => new Map(),
+      source: {
+        meetings: (query, opts) =>
+          limiter.schedule(async () => {
+            if (query.dateFrom !== '2025-07-17') return { ...meetings(), data: { meetings: [] } };
+            listings.push(clock.now());
+            return listed();
+          }, opts),
+        event: (id, opts) =>
+          limiter.schedule(async () => {
+            fetches.push({ id, at: clock.now() });
+            return { header: { title: 'Event' }, data: {} } as unknown as EventResponse;
+          }, opts),
+        whenReady: (signal) => limiter.whenReady(signal),
+      },
+      onEvent: async (id) => ({
+        kind: 'changed',
+        status: id === 'r' ? (clock.now() >= interimAt ? 'Interim' : 'Closed') : 'Open',
+        dividends: 'none',
+      }),
+    });
+    poller.start();
+    await clock.advance(60_000);
+    limiter.close();
+    await poller.stop();
+    // Six races at their jump ask for more than the budget: every slot is taken (a burst of 5, then one every
+    // 600 ms until the window is full at 57 s).
+    expect(listings.length + fetches.length).toBeGreaterThanOrEqual(99);
+    const shown = listings.find((t) => t >= interimAt)!;
+    // The next slot (600 ms at 100 a minute) goes to the race the listing showed Interim; picked before the
+    // slot, it queued behind the other worker's routine pick (1.2 s).
+    expect(fetches.find((f) => f.id === 'r' && f.at >= shown)!.at - shown).toBe(600);
   });
 });
