@@ -19,9 +19,10 @@ import { wireSurfaces } from './compose/surfaces.js';
 import { registerViews } from './compose/views.js';
 import type { Config } from './config.js';
 import type { DeliveryHub } from './delivery/core/hub.js';
+import type { WebhookService } from './delivery/webhooks/index.js';
 import { requireSecretsOpen } from './delivery/webhooks/secret-codec.js';
 import { startUpstream, type UpstreamKind } from './embedded/upstream.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Simulator } from './simulator/index.js';
 import { checkDataDir } from './startup-failure.js';
@@ -110,20 +111,7 @@ export async function buildRacewire(opts: BuildOptions): Promise<Racewire> {
     localSubscribers: () => hub.subscriberCounts(),
     freshness: () => freshnessOf(role.poller()),
   });
-  // Only the leader polls and dispatches; on a loss, dispatching stops first (no claim after the lease).
-  const dispatching: Role = {
-    start: () => webhooks.setDispatching(true),
-    stop: () => webhooks.setDispatching(false),
-  };
-  // The leader also expires the event log: cutoffs in race time, runs every 10 wall minutes.
-  const retention = createRetention({
-    log: backend.log,
-    settings: config,
-    raceClock: clock,
-    wallClock,
-    logger: logger.child({ component: 'retention' }),
-    ...retentionMetrics(metrics.registry),
-  });
+  const leading = leaderRoles({ config, role, webhooks, backend, clock, wallClock, logger, metrics });
 
   const racewire: Racewire = {
     app,
@@ -138,7 +126,7 @@ export async function buildRacewire(opts: BuildOptions): Promise<Racewire> {
       if (startOpts?.listen !== false)
         racewire.url = await app.listen({ port: config.PORT, host: config.HOST });
       sync.start();
-      backend.leadership.lead(inOrder(role, dispatching, retention));
+      backend.leadership.lead(leading);
       const node = backend.distributed ? { node: backend.nodeId } : {};
       logger.info(
         { url: racewire.url, upstream: upstream.kind, store: config.STORE, ...node },
@@ -159,6 +147,37 @@ export async function buildRacewire(opts: BuildOptions): Promise<Racewire> {
     },
   };
   return racewire;
+}
+
+/**
+ * What runs only while this node leads, started in this order and stopped in the reverse: polling, webhook
+ * dispatching (so on a loss dispatching stops first: no claim after the lease), and retention of the log.
+ */
+function leaderRoles(deps: {
+  config: Config;
+  role: Role;
+  webhooks: WebhookService;
+  backend: Backend;
+  clock: Clock;
+  wallClock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+}): Role {
+  const { webhooks } = deps;
+  const dispatching: Role = {
+    start: () => webhooks.setDispatching(true),
+    stop: () => webhooks.setDispatching(false),
+  };
+  // Cutoffs in race time, runs every 10 wall minutes.
+  const retention = createRetention({
+    log: deps.backend.log,
+    settings: deps.config,
+    raceClock: deps.clock,
+    wallClock: deps.wallClock,
+    logger: deps.logger.child({ component: 'retention' }),
+    ...retentionMetrics(deps.metrics.registry),
+  });
+  return inOrder(deps.role, dispatching, retention);
 }
 
 /** STORE's backend, once its webhook secrets are known to open with SECRETS_KEY. */

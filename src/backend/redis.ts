@@ -6,12 +6,12 @@
  * builds its own client. The lease and the cluster state are on the wall clock: peers read what they write.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { createRedisBus } from '../bus/redis-bus.js';
+import { createRedisBus, type RedisBus } from '../bus/redis-bus.js';
 import { type ClusterState, createClusterState } from '../cluster/cluster-state.js';
 import { createClusterSync, type Reachability } from '../cluster/cluster-sync.js';
 import { leaseLeadership } from '../cluster/leadership.js';
 import { createLease, type RedisLease } from '../cluster/lease.js';
-import { createSharedRaceView } from '../cluster/shared-race-view.js';
+import { createSharedRaceView, type SharedRaceView } from '../cluster/shared-race-view.js';
 import { createRedisOutbox } from '../delivery/webhooks/redis-outbox.js';
 import { secretCodec } from '../delivery/webhooks/secret-codec.js';
 import type { Logger } from '../logger.js';
@@ -39,31 +39,7 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
   const { redis, sub } = await connect(config, logger, reach);
   const generation = watchGeneration({ redis, key: `${prefix}generation`, wall: wallClock, logger });
 
-  // One key is the lease's token counter and the fence mark the log and the outbox check (see lease.ts).
-  const lease = createLease({
-    redis,
-    key: `${prefix}poller-lease`,
-    tokenKey: `${prefix}fence`,
-    nodeId,
-    ttlMs: config.LEASE_TTL_MS,
-    trust: opts.leaseTrust,
-    clock: wallClock,
-    onError: (err) => logger.debug({ err }, 'lease renew failed'),
-  });
-  const leadership = leaseLeadership(lease, logger, nodeId);
-  const writes = watchWrites({
-    log: createRedisEventLog({
-      redis,
-      prefix,
-      window: config.EVENT_LOG_WINDOW,
-      fence: () => lease.token(),
-      fenceKey: lease.tokenKey,
-      onFenced: () => leadership.fenced(),
-    }),
-    probe: async () => void (await redis.set(`${prefix}write-probe`, String(wallClock.now()))),
-    clock: wallClock,
-    logger,
-  });
+  const { lease, leadership, writes } = leaseAndLog({ redis, nodeId, opts });
   const { log } = writes;
   const bus = createRedisBus({
     pub: redis,
@@ -81,14 +57,7 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
     onError: (err) => logger.warn({ err }, 'shared race view refresh failed'),
   });
 
-  // Other nodes' batches arrive only once subscribed, and a loss is seen only once the generation was read
-  // (readiness reads it again every second); do not hold the start for an absent Redis.
-  const firstLook = generation.check().then(
-    () => {},
-    (err: Error) => logger.warn({ err: err.message }, 'redis generation not read yet'),
-  );
-  await Promise.race([Promise.all([bus.ready, firstLook]), new Promise((r) => setTimeout(r, 2_000).unref())]);
-  await view.refresh().catch((err) => logger.warn({ err }, 'no shared race view yet'));
+  await firstLook({ bus, generation, view, logger });
 
   return {
     driver: 'redis',
@@ -116,12 +85,7 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
         clock,
       }),
     ),
-    subscribers(local) {
-      // The totals include this node's counts as of the last sync; its own current ones are fresher.
-      const merged = new Map(state.subscriberTotals());
-      for (const [raceId, n] of local) merged.set(raceId, Math.max(n, merged.get(raceId) ?? 0));
-      return merged;
-    },
+    subscribers: (local) => withOwn(state.subscriberTotals(), local),
     clusterSync: (sources) =>
       createClusterSync({
         ...sources,
@@ -157,6 +121,42 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
   };
 };
 
+/**
+ * The poller lease and the leadership it gives, and the event log whose appends carry the lease's token (one
+ * key is the token counter and the fence mark the log and the outbox check, see lease.ts), watched for failed
+ * writes.
+ */
+function leaseAndLog(parts: { redis: Redis; nodeId: string; opts: BackendOptions }) {
+  const { redis, nodeId } = parts;
+  const { config, wallClock, logger } = parts.opts;
+  const prefix = config.REDIS_PREFIX;
+  const lease = createLease({
+    redis,
+    key: `${prefix}poller-lease`,
+    tokenKey: `${prefix}fence`,
+    nodeId,
+    ttlMs: config.LEASE_TTL_MS,
+    trust: parts.opts.leaseTrust,
+    clock: wallClock,
+    onError: (err) => logger.debug({ err }, 'lease renew failed'),
+  });
+  const leadership = leaseLeadership(lease, logger, nodeId);
+  const writes = watchWrites({
+    log: createRedisEventLog({
+      redis,
+      prefix,
+      window: config.EVENT_LOG_WINDOW,
+      fence: () => lease.token(),
+      fenceKey: lease.tokenKey,
+      onFenced: () => leadership.fenced(),
+    }),
+    probe: async () => void (await redis.set(`${prefix}write-probe`, String(wallClock.now()))),
+    clock: wallClock,
+    logger,
+  });
+  return { lease, leadership, writes };
+}
+
 /** The main client and the subscriber, on a Redis that keeps its data (or one REDIS_ALLOW_VOLATILE accepts). */
 async function connect(
   config: BackendOptions['config'],
@@ -184,6 +184,36 @@ async function connect(
     throw err;
   }
   return { redis, sub };
+}
+
+/**
+ * Other nodes' batches arrive only once subscribed, and a loss is seen only once the generation was read
+ * (readiness reads it again every second); do not hold the start for an absent Redis.
+ */
+async function firstLook(parts: {
+  bus: RedisBus;
+  generation: GenerationWatch;
+  view: SharedRaceView;
+  logger: Logger;
+}): Promise<void> {
+  const { logger } = parts;
+  const generation = parts.generation.check().then(
+    () => {},
+    (err: Error) => logger.warn({ err: err.message }, 'redis generation not read yet'),
+  );
+  const ready = Promise.all([parts.bus.ready, generation]);
+  await Promise.race([ready, new Promise((r) => setTimeout(r, 2_000).unref())]);
+  await parts.view.refresh().catch((err) => logger.warn({ err }, 'no shared race view yet'));
+}
+
+/** The totals include this node's counts as of the last sync; its own current ones are fresher. */
+function withOwn(
+  totals: ReadonlyMap<string, number>,
+  own: ReadonlyMap<string, number>,
+): ReadonlyMap<string, number> {
+  const merged = new Map(totals);
+  for (const [raceId, n] of own) merged.set(raceId, Math.max(n, merged.get(raceId) ?? 0));
+  return merged;
 }
 
 /** Redis answers, and still holds the data this node found in it. */

@@ -59,6 +59,7 @@ const PRUNE_BATCH = 500;
 const RECOVER_BATCH = 500;
 const LIST_BATCH = 100;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: an adapter of the outbox port: its methods share the client and the scripts and each is short
 export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
   const { redis } = opts;
   const format = opts.format ?? formatBody;
