@@ -181,9 +181,27 @@ async function connect(
   } catch (err) {
     redis.disconnect();
     sub.disconnect();
-    throw err;
+    throw unreachable(err) ?? err;
   }
   return { redis, sub };
+}
+
+/** Redis did not answer the start's first command (the persistence check): a start-up failure of its own. */
+export class RedisUnreachableError extends Error {
+  readonly code = 'RW_REDIS_UNREACHABLE';
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+    this.name = this.constructor.name;
+  }
+}
+
+/** ioredis fails a command it could not send with MaxRetriesPerRequestError, or with the socket's error. */
+function unreachable(err: unknown): RedisUnreachableError | undefined {
+  const e = err as Error | undefined;
+  const socket = /ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|Connection is closed/;
+  if (e?.name === 'MaxRetriesPerRequestError' || socket.test(String(e?.message)))
+    return new RedisUnreachableError(e!);
+  return undefined;
 }
 
 /**
