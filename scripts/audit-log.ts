@@ -6,7 +6,7 @@
  * Prints the counts by event type and each finding; exit code 1 when there is any.
  */
 import type { LogEntry } from '../src/events/envelope.js';
-import { createEventLog } from '../src/store/index.js';
+import { openSqliteEventLog } from '../src/store/index.js';
 import { STATUS_RANK } from '../src/watch/trust.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: event data of every type
@@ -59,10 +59,7 @@ function audit(stream: string, entries: LogEntry[], types: Map<string, number>):
   return findings;
 }
 
-const log = createEventLog('sqlite', {
-  window: Number.MAX_SAFE_INTEGER,
-  dataDir: process.argv[2] ?? './data',
-});
+const log = openSqliteEventLog(process.argv[2] ?? './data', Number.MAX_SAFE_INTEGER);
 const types = new Map<string, number>();
 const findings: string[] = [];
 let entries = 0;

@@ -1,7 +1,8 @@
 /**
  * `npm run nemesis -- --minutes N [--seed S] [--unsafe-trust-ms MS]`: the cluster under faults
- * (test/cluster/nemesis/run.ts). `--unsafe-trust-ms` (default 8000, 0 for the production lease) sets
- * LEASE_UNSAFE_TRUST_MS on every node so that resumed leaders write with stale tokens and the fence is tested. Prints
+ * (test/cluster/nemesis/run.ts). `--unsafe-trust-ms` (default 8000, 0 for the production lease): every node
+ * trusts its lease this long past its time-to-live (a lease trust the nemesis's node entry injects,
+ * test/cluster/unsafe-trust.ts), so that resumed leaders write with stale tokens and the fence is tested. Prints
  * each fault as it happens, each check, and a last line `N passed, N failed`; exits 1 when a check failed.
  * Needs redis-server on PATH (it runs its own, on a free port).
  */
@@ -22,7 +23,7 @@ if (!(minutes > 0) || !Number.isInteger(seed) || !Number.isInteger(unsafeTrustMs
   console.error('usage: npm run nemesis -- --minutes N [--seed S] [--unsafe-trust-ms MS]');
   process.exit(2);
 }
-console.log(`nemesis: ${minutes} min, seed ${seed}, LEASE_UNSAFE_TRUST_MS=${unsafeTrustMs}`);
+console.log(`nemesis: ${minutes} min, seed ${seed}, unsafe lease trust ${unsafeTrustMs} ms`);
 const result = await runNemesis({ minutes, seed, unsafeTrustMs, log: (line) => console.log(line) });
 for (const c of result.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
 console.log(`${result.passed} passed, ${result.failed} failed`);

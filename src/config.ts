@@ -102,11 +102,6 @@ export const SETTINGS = {
     '5000',
     'STORE=redis: poller lease time-to-live; a dead leader is replaced within about 4/3 of it',
   ],
-  LEASE_UNSAFE_TRUST_MS: [
-    int(0, 600_000),
-    '0',
-    'Testing only (the nemesis): a leader trusts its lease this long past its time-to-live, even once a renew finds it taken, so a resumed leader writes with a stale fencing token and only the fence stops it; never set in production',
-  ],
   EVENT_LOG_WINDOW: [int(10, 10_000_000), '5000', 'Entries kept per stream for resume and replay'],
   EVENT_LOG_SETTLED_HOURS: [
     int(1, 87_600),

@@ -81,14 +81,9 @@ function describe(err: unknown, config: Config | undefined): StartupFailure {
       );
     }
   }
-  if (
-    config?.STORE === 'redis' &&
-    // ioredis fails a command it could not send with MaxRetriesPerRequestError, or with the socket's error.
-    (e?.name === 'MaxRetriesPerRequestError' ||
-      /ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|Connection is closed/.test(String(e?.message)))
-  ) {
+  if (e?.code === 'RW_REDIS_UNREACHABLE') {
     return line(
-      `REDIS_URL=${maskUrlCredentials(config.REDIS_URL ?? '')}: Redis did not answer (${oneLine(String(e.message))}). Fix: start Redis, or set REDIS_URL to a reachable one`,
+      `REDIS_URL=${maskUrlCredentials(config?.REDIS_URL ?? '')}: Redis did not answer (${oneLine(String(e.message))}). Fix: start Redis, or set REDIS_URL to a reachable one`,
     );
   }
   if (e?.code === 'RW_SECRETS_KEY_WRONG' || e?.code === 'RW_SECRETS_KEY_MISSING') {

@@ -86,7 +86,7 @@ describe('architecture', () => {
       'apps',
     ]);
     // The graph is the real one: the entry point reaches the composition root, which reaches the SDK's types.
-    expect(graph.get('src/main.ts')).toContain('src/runtime.ts');
+    expect(graph.get('src/serve.ts')).toContain('src/runtime.ts');
     expect(graph.get('clients/web/api.ts')).toContain('clients/js/src/index.ts');
   });
 

@@ -7,7 +7,9 @@
 import type { NodeStatus } from '@racewire/client/protocol';
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
+import type { Service, SyncSources } from '../cluster/cluster-sync.js';
 import type { Leadership } from '../cluster/leadership.js';
+import type { LeaseTrust } from '../cluster/lease.js';
 import type { SharedRaceView } from '../cluster/shared-race-view.js';
 import type { Config } from '../config.js';
 import type { WebhookStore } from '../delivery/webhooks/index.js';
@@ -28,20 +30,20 @@ export interface BackendOptions {
     | 'REDIS_ALLOW_VOLATILE'
     | 'NODE_ID'
     | 'LEASE_TTL_MS'
-    | 'LEASE_UNSAFE_TRUST_MS'
     | 'RACING_API_MAX_RPM'
     | 'RACING_API_URL'
     | 'SECRETS_KEY'
   >;
   /** Race time (the simulator may run it faster). */
   clock: Clock;
-  /** Wall time: the webhook outbox's timestamps, retry schedules and rotation overlaps. */
+  /**
+   * Wall time: the webhook outbox's timestamps, retry schedules and rotation overlaps, the lease and the
+   * cluster sync (peers read what they write).
+   */
   wallClock: Clock;
   logger: Logger;
-  /** This node's subscribers per race (WebSocket and SSE). */
-  localSubscribers: () => ReadonlyMap<string, number>;
-  /** What the leader tells followers of its polling; read while this node leads. */
-  freshness: () => { discoveredAt: number | null; lastGoodAt: Record<string, number> };
+  /** How far a Redis node trusts its lease locally; only tests of the fence loosen it. @default leaseTrust */
+  leaseTrust?: LeaseTrust;
 }
 
 /** Whether this node leads and whether its store answers (a wire type of /v1/ops: the SDK declares it). */
@@ -59,8 +61,13 @@ export interface Backend {
   readonly leadership: Leadership;
   /** The request budget every node spends from (the limiter's `sharedWindow`). */
   readonly requestWindow: RateWindow;
-  /** Subscribers per race over every node sharing the backend. */
-  subscribers(): ReadonlyMap<string, number>;
+  /** Subscribers per race over every node sharing the backend, given this node's own (`local`). */
+  subscribers(local: ReadonlyMap<string, number>): ReadonlyMap<string, number>;
+  /**
+   * What this node tells the others and reads from them, built once the poller and the hub whose figures it
+   * publishes exist; the composition root starts and stops it. A single node has no one to tell.
+   */
+  clusterSync(sources: SyncSources): Service;
   /** The day's races as the leader's discovery wrote them to the log: a follower's view. Absent on one node. */
   readonly sharedView?: SharedRaceView;
   readiness(): ReadinessCheck[];

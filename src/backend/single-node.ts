@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createMemoryBus } from '../bus/bus.js';
+import { noSync } from '../cluster/cluster-sync.js';
 import { alwaysLeader } from '../cluster/leadership.js';
 import { secretCodec } from '../delivery/webhooks/secret-codec.js';
 import { createSqliteOutbox } from '../delivery/webhooks/sqlite/outbox.js';
@@ -59,7 +60,8 @@ function singleNode(
     webhookStore: { outbox, feed: log.feed },
     leadership,
     requestWindow: writes.gate(parts.window),
-    subscribers: opts.localSubscribers,
+    subscribers: (local) => local,
+    clusterSync: () => noSync,
     readiness: () => [writes.readiness],
     status: () => ({ node: nodeId, leader: leadership.isLeader(), redisUp: false }),
     async close() {

@@ -28,6 +28,21 @@ export interface Lease {
   resign(): void;
 }
 
+/**
+ * How far a holder trusts its lease locally. Production trusts a holding until `ttl` after the request that
+ * won it was sent (never later than the `until` the store keeps) and drops it when a renew finds it taken.
+ * Tests of the fence inject a looser trust (test/cluster/unsafe-trust.ts), so that a resumed leader writes
+ * with a stale token and only the fence stops it.
+ */
+export interface LeaseTrust {
+  /** Until when (clock ms) a holding won or renewed by a request sent at `sentAt` is trusted. */
+  until(sentAt: number, ttlMs: number): number;
+  /** Whether a renew that finds the lease taken ends the holding at once. */
+  readonly endsOnLostRenew: boolean;
+}
+
+export const leaseTrust: LeaseTrust = { until: (sentAt, ttlMs) => sentAt + ttlMs, endsOnLostRenew: true };
+
 /** What a lease store answers; `at` is the clock time the request was sent. */
 export interface LeaseStore {
   /** The token when this node holds the lease from now on (its own, extended, or a new one), else undefined. */
@@ -43,13 +58,12 @@ export function runLease(
     clock: Clock;
     now: () => number;
     onError?: (err: unknown) => void;
-    /** Testing only: trusted locally this long past `ttlMs`, even once a renew finds the lease gone (see
-     * LeaseOptions.unsafeTrustMs). @default 0 */
-    unsafeTrustMs?: number;
+    /** @default leaseTrust */
+    trust?: LeaseTrust;
   },
 ): Lease {
   const { ttlMs, clock } = opts;
-  const trustMs = ttlMs + (opts.unsafeTrustMs ?? 0);
+  const trust = opts.trust ?? leaseTrust;
   let held: { token: number; validUntil: number } | undefined;
   let resigning = false;
   let wake = new AbortController();
@@ -63,7 +77,7 @@ export function runLease(
       held = undefined;
       return false;
     }
-    held = { token, validUntil: sentAt + trustMs };
+    held = { token, validUntil: trust.until(sentAt, ttlMs) };
     return true;
   };
 
@@ -74,11 +88,11 @@ export function runLease(
     const ok = await opts.renew(mine.token, sentAt);
     if (held !== mine) return isLeader();
     if (ok) {
-      held = { token: mine.token, validUntil: sentAt + trustMs };
+      held = { token: mine.token, validUntil: trust.until(sentAt, ttlMs) };
       return true;
     }
-    // Testing only: keep believing until the local validity ends, so that a fenced write ends the term.
-    if (opts.unsafeTrustMs && isLeader()) return true;
+    // A test's loose trust keeps believing until the local validity ends, so that a fenced write ends the term.
+    if (!trust.endsOnLostRenew && isLeader()) return true;
     held = undefined;
     return false;
   };

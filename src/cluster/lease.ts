@@ -5,18 +5,19 @@
  * carrying a token above it raises it, so the next acquisition's token is above every token a write ever
  * carried, even after a Redis restart without persistence lost the counter.
  *
- * Expiry is on the injected clock (the holder's `until` is stored with it, as the request window stores
- * its starts), so tests drive hand-overs with a manual clock; nodes' clocks must agree (NTP), and fencing
- * keeps writes safe when they do not. Locally a holder trusts its lease only until `ttl` after it sent the
- * acquire or renew, which is never later than the `until` it stored.
+ * Expiry is on the wall clock (the holder's `until` is stored with it): the nodes read each other's `until`,
+ * and only wall time means the same on every node (the race clock may run at x10 beside a simulator). Nodes'
+ * clocks must agree (NTP), and fencing keeps writes safe when they do not. Tests drive hand-overs with a
+ * manual clock. Locally a holder trusts its lease only until `ttl` after it sent the acquire or renew, which
+ * is never later than the `until` it stored (lease-loop.ts, `LeaseTrust`).
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { redisCall } from '../store/redis/errors.js';
 import { defineScript } from '../store/redis/script.js';
-import { type Lease, runLease } from './lease-loop.js';
+import { type Lease, type LeaseTrust, runLease } from './lease-loop.js';
 
-export type { Lease } from './lease-loop.js';
+export type { Lease, LeaseTrust } from './lease-loop.js';
 
 export interface LeaseOptions {
   /** The caller's client. */
@@ -28,16 +29,12 @@ export interface LeaseOptions {
   /** Unique per process (for example hostname:pid:random). */
   nodeId: string;
   ttlMs: number;
+  /** The wall clock: peers compare the `until` it writes with their own. */
   clock: Clock;
   /** Reports a failed renew or acquire in run() (Redis unreachable); the loop keeps going. */
   onError?: (err: unknown) => void;
-  /**
-   * Testing only (LEASE_UNSAFE_TRUST_MS): the holder trusts its lease locally this long past `ttlMs`, even
-   * once a renew finds it taken, so a leader resumed after a pause (or cut off from Redis) keeps appending
-   * and claiming with its stale token, and only the fence in the log's and the outbox's scripts stops it (a
-   * fenced write ends the term). @default 0
-   */
-  unsafeTrustMs?: number;
+  /** How far the holder trusts its lease locally; only tests of the fence loosen it. @default leaseTrust */
+  trust?: LeaseTrust;
 }
 
 export interface RedisLease extends Lease {
@@ -95,7 +92,7 @@ export function createLease(opts: LeaseOptions): RedisLease {
       ttlMs,
       clock,
       onError: opts.onError,
-      unsafeTrustMs: opts.unsafeTrustMs,
+      trust: opts.trust,
       acquire: async (at) => {
         const token = await redisCall('lease acquire', () =>
           acquireScript.run(redis, [key, tokenKey], [nodeId, at, ttlMs]),

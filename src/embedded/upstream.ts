@@ -1,8 +1,8 @@
 /**
  * The upstream racewire polls, with the race clock it runs on: the racing API (RACING_API_URL, the system
  * clock), a replayed recording (REPLAY_FILE) or the embedded simulator (the default), both on a clock
- * SIMULATOR_SPEED times real time that resumes, with STORE=sqlite, from the instant kept in DATA_DIR
- * (clock-checkpoint.ts).
+ * SIMULATOR_SPEED times real time that resumes, when the store keeps its data in a directory (STORE=sqlite:
+ * DATA_DIR), from the instant kept there (clock-checkpoint.ts).
  */
 import type { UpstreamKind } from '@racewire/client/protocol';
 import { type Clock, createScaledClock, systemClock } from '../clock.js';
@@ -22,6 +22,8 @@ export interface Upstream {
   clock: Clock & { speed?: number };
   kind: UpstreamKind;
   simulator?: Simulator;
+  /** Starts keeping the clock's instant (every second of wall time), when there is a directory to keep it in. */
+  start(): void;
   /** Call once nothing more will be stored: keeps the clock's last instant, then stops the upstream. */
   close(): Promise<void>;
 }
@@ -34,18 +36,29 @@ export async function startUpstream(opts: {
   logger: Logger;
   /** Builds the race clock from its first instant. @default a clock SIMULATOR_SPEED times real time */
   clockFrom?: (origin: number) => Clock & { speed?: number };
+  /**
+   * Where the store keeps its data across restarts (the backend driver's `dataDir`): the clock resumes from
+   * the instant kept there. Undefined: nothing survives the process, so the clock starts afresh each time.
+   */
+  checkpointDir?: string;
 }): Promise<Upstream> {
   const { config, logger } = opts;
   if (config.RACING_API_URL !== undefined) {
-    return { baseUrl: config.RACING_API_URL, clock: systemClock, kind: 'racing API', close: async () => {} };
+    return {
+      baseUrl: config.RACING_API_URL,
+      clock: systemClock,
+      kind: 'racing API',
+      start() {},
+      close: async () => {},
+    };
   }
   const speed = config.SIMULATOR_SPEED;
   const clockFrom = opts.clockFrom ?? ((origin: number) => createScaledClock({ origin, speed }));
   const identity = config.REPLAY_FILE
     ? `replay:${config.REPLAY_FILE}`
     : `simulator:seed=${config.SIMULATOR_SEED}`;
-  const durable = config.STORE === 'sqlite';
-  const resumeAt = durable ? await readCheckpoint(config.DATA_DIR, identity, logger) : undefined;
+  const dir = opts.checkpointDir;
+  const resumeAt = dir === undefined ? undefined : await readCheckpoint(dir, identity, logger);
   // Never before what DATA_DIR already holds.
   const from = (start: number) => {
     const clock = clockFrom(Math.max(start, resumeAt ?? start));
@@ -56,10 +69,10 @@ export async function startUpstream(opts: {
   };
 
   let checkpoints: Checkpoints | undefined;
-  const keep = (clock: Clock) => {
-    if (!durable) return;
+  const keep = (clock: Clock) => () => {
+    if (dir === undefined || checkpoints) return;
     const leadMs = 2 * CHECKPOINT_INTERVAL_MS * ((clock as { speed?: number }).speed ?? speed);
-    checkpoints = keepCheckpoints({ dir: config.DATA_DIR, upstream: identity, clock, leadMs, logger });
+    checkpoints = keepCheckpoints({ dir, upstream: identity, clock, leadMs, logger });
   };
 
   if (config.REPLAY_FILE) {
@@ -69,11 +82,11 @@ export async function startUpstream(opts: {
       clockFrom: from,
       logger: logger.child({ component: 'replay' }),
     });
-    keep(replay.clock);
     return {
       baseUrl: replay.url,
       clock: replay.clock,
       kind: 'replay',
+      start: keep(replay.clock),
       async close() {
         await checkpoints?.stop();
         await replay.close();
@@ -82,7 +95,6 @@ export async function startUpstream(opts: {
   }
 
   const clock = from(Date.now());
-  keep(clock);
   // The simulator's own limit sits above ours, as a real provider's would: racewire must never reach it.
   const simulator = await createSimulator({
     seed: config.SIMULATOR_SEED,
@@ -96,6 +108,7 @@ export async function startUpstream(opts: {
     clock,
     kind: 'embedded simulator',
     simulator,
+    start: keep(clock),
     async close() {
       await checkpoints?.stop();
       await simulator.close();

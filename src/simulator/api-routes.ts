@@ -44,6 +44,7 @@ const notFound = (title: string, what: string): Outcome => ({
 });
 const HOST = /^[A-Za-z0-9.:[\]-]{1,100}$/;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a table of routes, each a schema and a short handler: the simulated API's surface read in one place
 export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
   const { world, clock } = deps;
   // Latest serialised `data` per (race, options, silk base), keyed by what it is a function of.

@@ -12,7 +12,7 @@
 import { ladder, MINUTE, placeOf, placesPaidBy } from './changes.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { RaceStatic } from './model.js';
-import { rngFor } from './rng.js';
+import { type Rng, rngFor } from './rng.js';
 
 export const OPEN_BOOK = 1.29;
 const CLOSE_BOOK = 1.21;
@@ -47,12 +47,50 @@ function bookAt(t: number, life: Lifecycle): number {
   return OPEN_BOOK + (CLOSE_BOOK - OPEN_BOOK) * x;
 }
 
+interface StoryEvent {
+  at: number;
+  kind: 'move' | 'scratch' | 'deadline';
+  i: number;
+  late?: boolean;
+}
+
 export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): MarketDraft[] {
   const rng = rngFor(seed, 'market', race.id);
-  const S = race.advertisedStart;
   const end = Math.min(life.closeAt, life.abandonAt ?? Number.POSITIVE_INFINITY);
-  const events: { at: number; kind: 'move' | 'scratch' | 'deadline'; i: number; late?: boolean }[] = [];
+  const { events, waiting } = storyEvents(rng, race, life, end);
+  const market = createMarket(race, life, waiting);
+  for (const e of events) {
+    if (e.at >= end) continue;
+    if (e.kind === 'deadline') {
+      // Emergencies without a start by the deadline are scratched (early: no deduction).
+      const left = [...waiting];
+      for (const i of left) market.scratch(e.at, i, false);
+      if (left.length > 0) market.reframe(e.at, left.length);
+      continue;
+    }
+    if (market.out.has(e.i)) continue;
+    if (e.kind === 'scratch') {
+      market.scratch(e.at, e.i, e.late === true);
+      market.reframe(e.at, 1);
+      continue;
+    }
+    market.move(e.at, e.i, rng.normal());
+  }
+  return market.drafts;
+}
 
+/**
+ * What happens to the market, in time order, drawn from the race's stream (the order of the draws is the
+ * story: changing it changes every seed's day). `waiting`: the emergencies waiting for a start.
+ */
+function storyEvents(
+  rng: Rng,
+  race: RaceStatic,
+  life: Lifecycle,
+  end: number,
+): { events: StoryEvent[]; waiting: number[] } {
+  const S = race.advertisedStart;
+  const events: StoryEvent[] = [];
   // Scratchings: about half the races have one or two, 30 % of them late (5-60 min out).
   const count = rng.chance(0.5) ? 0 : rng.chance(0.7) ? 1 : 2;
   const scratched = new Set<number>();
@@ -76,8 +114,15 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
   const waiting = race.runners.flatMap((r, i) => (r.emergency === null ? [] : [i]));
   if (waiting.length > 0) events.push({ at: S - EMERGENCY_DEADLINE, kind: 'deadline', i: -1 });
   events.sort((a, b) => a.at - b.at || a.i - b.i);
+  return { events, waiting };
+}
 
-  // Implied chances (1 / price) as shown; the book is their sum.
+/**
+ * The market as shown: each runner's implied chance (1 / price; the book is their sum) and price, the
+ * runners out, and the drafts each change makes. `waiting` (emergencies) is consumed as they get a start.
+ */
+function createMarket(race: RaceStatic, life: Lifecycle, waiting: number[]) {
+  const S = race.advertisedStart;
   const implied = race.runners.map((r) => 1 / r.openWin);
   const shown = race.runners.map((r) => r.openWin);
   const out = new Set<number>();
@@ -90,34 +135,26 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
     if (price === shown[j] && !placesChanged) return;
     shown[j] = price;
     const r = race.runners[j]!;
+    const fixedPlace = placeOf(price, placesPaidBy(race.runners.length - out.size));
     drafts.push({
       at,
       type: 'odds',
-      detail: {
-        entrantId: r.entrantId,
-        runnerNumber: r.number,
-        fixedWin: price,
-        fixedPlace: placeOf(price, placesPaidBy(race.runners.length - out.size)),
-      },
+      detail: { entrantId: r.entrantId, runnerNumber: r.number, fixedWin: price, fixedPlace },
     });
   };
   const scratch = (at: number, i: number, late: boolean) => {
     const r = race.runners[i]!;
     out.add(i);
+    // Bets were struck when the scratched runner still ran.
+    const deduction = deductionOf(
+      late,
+      1 / (implied[i] as number),
+      placesPaidBy(race.runners.length - out.size + 1),
+    );
     drafts.push({
       at,
       type: 'scratching',
-      detail: {
-        entrantId: r.entrantId,
-        runnerNumber: r.number,
-        late,
-        ...deductionOf(
-          late,
-          1 / (implied[i] as number),
-          // Bets were struck when the scratched runner still ran.
-          placesPaidBy(race.runners.length - out.size + 1),
-        ),
-      },
+      detail: { entrantId: r.entrantId, runnerNumber: r.number, late, ...deduction },
     });
     // A runner of the field scratched before the deadline lets the first emergency waiting in.
     const k = waiting.indexOf(i);
@@ -144,31 +181,16 @@ export function marketStory(seed: number, race: RaceStatic, life: Lifecycle): Ma
     for (let j = 0; j < implied.length; j++)
       if (!out.has(j)) show(at, j, ((implied[j] as number) * book) / left, placesChanged);
   };
-  for (const e of events) {
-    if (e.at >= end) continue;
-    if (e.kind === 'deadline') {
-      // Emergencies without a start by the deadline are scratched (early: no deduction).
-      const left = [...waiting];
-      for (const i of left) scratch(e.at, i, false);
-      if (left.length > 0) reframe(e.at, left.length);
-      continue;
-    }
-    if (out.has(e.i)) continue;
-    const book = bookAt(e.at, life);
-    if (e.kind === 'scratch') {
-      scratch(e.at, e.i, e.late === true);
-      reframe(e.at, 1);
-      continue;
-    }
-    // A random move, pulled back toward the book the others leave room for.
+  /** A random move (`normal`: a standard normal draw), pulled back toward the book the others leave room for. */
+  const move = (at: number, i: number, normal: number) => {
     // Mean-preserving: a log-normal step without the -sigma^2/2 term would inflate the book on every move.
-    const moved = (implied[e.i] as number) * Math.exp(rng.normal() * MOVE_SIGMA - MOVE_SIGMA ** 2 / 2);
-    const room = book - others(e.i);
+    const moved = (implied[i] as number) * Math.exp(normal * MOVE_SIGMA - MOVE_SIGMA ** 2 / 2);
+    const room = bookAt(at, life) - others(i);
     // In proportion: a long shot's price cannot carry the whole book's error (at most x1.6 or /1.6).
     const target = moved * Math.min(1.6, Math.max(1 / 1.6, room / moved)) ** BOOK_PULL;
-    show(e.at, e.i, Math.min(0.95, Math.max(0.002, target)));
-  }
-  return drafts;
+    show(at, i, Math.min(0.95, Math.max(0.002, target)));
+  };
+  return { out, drafts, scratch, reframe, move };
 }
 
 /**

@@ -27,6 +27,7 @@ interface StreamState {
   updatedAt: number;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: an adapter of the event log port: its methods share the streams' state and each is short
 export function createMemoryEventLog(opts: MemoryEventLogOptions = {}): EventLog {
   if (opts.window !== undefined) assertCount('window', opts.window);
   // One epoch for the whole log: a stream keeps the epoch its head reported before it was first written.

@@ -133,6 +133,7 @@ const EVENT_FLAGS: Record<keyof EventOptions, string> = {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the client's operations share the limiter, the transport and the echo state, and each is short
 export function createRacingClient(opts: RacingClientOptions): RacingClient {
   const clock = opts.clock ?? systemClock;
   const wall = opts.wallClock ?? clock;

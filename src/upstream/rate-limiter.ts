@@ -115,6 +115,7 @@ export class LimiterClosedError extends Error {
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the limiter's queue, window and pacing are one closure's state; its steps are the named functions inside
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const { clock, maxPerMinute } = opts;
   if (!Number.isInteger(maxPerMinute) || maxPerMinute < 1)

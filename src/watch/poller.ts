@@ -112,6 +112,7 @@ const SPENT_WINDOW_MS = 60_000;
 /** At most this many recent requests are kept for `spent()`: far above any budget a minute. */
 const SPENT_MAX_ENTRIES = 10_000;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the poller's workers, discovery and race table are one closure's state; its steps are the named functions inside
 export function createPoller(deps: PollerDeps): Poller {
   const { clock, logger } = deps;
   const strategy = deps.strategy ?? pickNext;

@@ -154,6 +154,7 @@ function placingsRetracted(prev: Map<string, number>, next: Map<string, number>)
   return false;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one pass over the document, section by section (race, runners, results, dividends), against one claim book
 export function reconcile(
   prev: RaceDocument,
   next: RaceDocument,

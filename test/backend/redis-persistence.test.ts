@@ -122,8 +122,6 @@ describeWithRedis('Redis persistence at start', () => {
       clock: createManualClock(Date.parse('2026-11-26T10:00:00Z')),
       wallClock: createManualClock(Date.parse('2026-11-26T10:00:00Z')),
       logger: pino({ level: 'silent' }),
-      localSubscribers: () => new Map(),
-      freshness: () => ({ discoveredAt: null, lastGoodAt: {} }),
     });
 
   it('stops the Redis backend from starting on a volatile Redis, and lets it start when allowed or persistent', async () => {

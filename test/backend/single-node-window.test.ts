@@ -25,8 +25,6 @@ async function node(dir: string, env: Record<string, string>) {
     clock: createManualClock(T0 + 3_600_000),
     wallClock,
     logger: pino({ level: 'silent' }),
-    localSubscribers: () => new Map(),
-    freshness: () => ({ discoveredAt: null, lastGoodAt: {} }),
   });
 }
 

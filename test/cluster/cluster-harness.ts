@@ -95,9 +95,11 @@ export async function spawnNode(
   env: Record<string, string>,
   // Compiling the sources with tsx takes a while on a busy 2-core machine.
   timeoutMs = 60_000,
+  /** The process entry: `npm start`'s, or a test entry that injects build options (the nemesis's node.ts). */
+  entry = MAIN,
 ): Promise<NodeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, NODE_ID: name, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

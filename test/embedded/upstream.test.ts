@@ -76,18 +76,21 @@ describe('the upstream racewire starts', () => {
 
   it('replays a recording from its first record, or from REPLAY_FROM, and resumes where DATA_DIR left it', async () => {
     const dir = tempDir();
-    const start = async (env: Record<string, string>) => {
-      const config = loadConfig({ REPLAY_FILE: RECORDING, STORE: 'sqlite', DATA_DIR: dir, ...env });
+    // `kept`: the store keeps its data in `dir` (STORE=sqlite), so the clock resumes from there.
+    const start = async (env: Record<string, string>, kept = true) => {
+      const config = loadConfig({ REPLAY_FILE: RECORDING, ...env });
       const upstream = await startUpstream({
         config,
         logger: silent,
         clockFrom: (o) => createManualClock(o),
+        checkpointDir: kept ? dir : undefined,
       });
+      upstream.start();
       const origin = upstream.clock.now();
       await upstream.close();
       return { kind: upstream.kind, origin };
     };
-    expect(await start({ STORE: 'memory' })).toEqual({ kind: 'replay', origin: at('00:40:00') });
+    expect(await start({}, false)).toEqual({ kind: 'replay', origin: at('00:40:00') });
     expect(await start({ REPLAY_FROM: '2025-07-17T00:52:00Z' })).toEqual({
       kind: 'replay',
       origin: at('00:52:00'),

@@ -9,7 +9,7 @@ import { createManualClock, type ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { type Racewire, startRacewire } from '../../src/runtime.js';
-import { createEventLog } from '../../src/store/index.js';
+import { openSqliteEventLog } from '../../src/store/index.js';
 
 export interface ManualService {
   racewire: Racewire;
@@ -78,7 +78,7 @@ export async function startOnManualClock(env: Record<string, string>): Promise<M
 
 /** Every stream of the SQLite log in `dataDir`, entries in order. */
 export async function readLog(dataDir: string): Promise<Map<string, LogEntry[]>> {
-  const log = createEventLog('sqlite', { window: 10_000_000, dataDir });
+  const log = openSqliteEventLog(dataDir, 10_000_000);
   try {
     const out = new Map<string, LogEntry[]>();
     for (const stream of (await log.streams()).sort()) {

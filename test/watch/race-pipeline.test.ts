@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../../src/bus/bus.js';
 import { createManualClock } from '../../src/clock.js';
 import type { LogEntry } from '../../src/events/envelope.js';
-import { createEventLog, createMemoryEventLog } from '../../src/store/index.js';
+import { createMemoryEventLog, openSqliteEventLog } from '../../src/store/index.js';
 import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
 import { createRacePipeline } from '../../src/watch/race-pipeline.js';
 import { captureLogs } from '../support/log-capture.js';
@@ -112,7 +112,7 @@ describe('race pipeline', () => {
     const dir = mkdtempSync(join(tmpdir(), 'racewire-restart-'));
     dirs.push(dir);
     const payloads = script();
-    const open = () => createEventLog('sqlite', { window: 1000, dataDir: dir });
+    const open = () => openSqliteEventLog(dir, 1000);
 
     const first = open();
     const a = harness(first);

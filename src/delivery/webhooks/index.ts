@@ -105,12 +105,11 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
           isAllowedAddress(address, config) ? undefined : new ForbiddenAddressError(address, address).message,
       });
   const send = deps.send ?? (httpSender as Sender);
-  const { logger } = deps;
   const dispatcher = createDispatcher({
     outbox,
     clock: deps.clock,
     signingClock: deps.signingClock,
-    logger,
+    logger: deps.logger,
     config,
     send,
     random: deps.random,
@@ -122,7 +121,7 @@ export async function registerWebhooks(app: FastifyInstance, deps: WebhookDeps):
     feed: deps.store.feed,
     outbox,
     clock: deps.clock,
-    logger,
+    logger: deps.logger,
     pollIntervalMs: config.pollIntervalMs,
     onEnqueued: dispatcher.kick,
   });

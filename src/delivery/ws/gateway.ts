@@ -96,19 +96,7 @@ export async function registerWebSocketGateway(
       sockets.delete(session);
       hub.closed(session);
     });
-    const welcome: WelcomeMessage = {
-      type: 'welcome',
-      protocol: PROTOCOL_VERSION,
-      connectionId: session.id,
-      scope: auth.principal.scope,
-      heartbeatMs: hub.limits.heartbeatMs,
-      limits: {
-        maxMessageBytes: limits.maxMessageBytes,
-        messagesPerSecond: hub.limits.messagesPerSecond,
-        maxSubscriptions: hub.limits.maxSubscriptions,
-      },
-    };
-    session.sendOne(outgoing(welcome));
+    session.sendOne(outgoing(welcomeOf(session.id, auth.principal.scope, hub, limits)));
   };
 
   app.get('/ws', { websocket: true }, onConnection);
@@ -155,5 +143,26 @@ export async function registerWebSocketGateway(
   return {
     stats: () => ({ ...hub.stats().ws, ...own }),
     close,
+  };
+}
+
+/** The first message on a connection: its id, scope, heartbeat and the limits it must keep to. */
+function welcomeOf(
+  connectionId: string,
+  scope: WelcomeMessage['scope'],
+  hub: DeliveryHub,
+  limits: WebSocketLimits,
+): WelcomeMessage {
+  return {
+    type: 'welcome',
+    protocol: PROTOCOL_VERSION,
+    connectionId,
+    scope,
+    heartbeatMs: hub.limits.heartbeatMs,
+    limits: {
+      maxMessageBytes: limits.maxMessageBytes,
+      messagesPerSecond: hub.limits.messagesPerSecond,
+      maxSubscriptions: hub.limits.maxSubscriptions,
+    },
   };
 }

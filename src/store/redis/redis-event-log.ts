@@ -56,6 +56,7 @@ export function redisLogKeys(prefix: string) {
 
 type XEntries = Array<[id: string, fields: string[]]>;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: an adapter of the event log port: its methods share the client, keys and scripts and each is short
 export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
   const { redis, window, fence } = opts;
   if (window !== undefined) assertCount('window', window);

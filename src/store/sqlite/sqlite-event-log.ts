@@ -124,6 +124,7 @@ interface HeadRow {
 /** Where a head's document is: its version and the checkpoint it is rebuilt from. */
 type DocumentPosition = Pick<HeadRow, 'document_seq' | 'checkpoint_seq'>;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: an adapter of the event log port: its methods share the prepared statements and each is short
 export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
   const { db } = opts;
   if (opts.window !== undefined) assertCount('window', opts.window);

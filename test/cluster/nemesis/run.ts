@@ -6,6 +6,7 @@
  * Then the checker asserts the invariants of issues 14 and 27 (checks.ts, fence-audit.ts) and answers each
  * check.
  */
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { redisLogKeys } from '../../../src/store/redis/redis-event-log.js';
 import {
@@ -23,6 +24,8 @@ import { startFenceAudit } from './fence-audit.js';
 import { startOwnRedis } from './redis-server.js';
 import { faultSchedule, seeded } from './schedule.js';
 
+// Every node runs through the nemesis's own entry, which injects the lease trust it asks for.
+const NODE_ENTRY = fileURLToPath(new URL('./node.ts', import.meta.url));
 const BUDGET = 60;
 const LEASE_TTL_MS = 1_500;
 const PREFIX = 'racewire:';
@@ -32,8 +35,9 @@ export interface NemesisOptions {
   minutes: number;
   seed: number;
   /**
-   * LEASE_UNSAFE_TRUST_MS on every node: a paused leader resumes still trusting its lease, so it appends and
-   * claims with a stale token until its renew fails, and only the fence stops it. 0: the production lease,
+   * The unsafe lease trust, in ms, on every node (node.ts injects ../unsafe-trust.ts): a paused leader resumes
+   * still trusting its lease, so it appends and claims with a stale token until its renew fails, and only the
+   * fence stops it. 0: the production lease,
    * whose local validity stops a paused leader before it writes (the fence then goes unexercised).
    */
   unsafeTrustMs: number;
@@ -108,7 +112,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     ...clusterEnv({ prefix: PREFIX, upstream: upstream.url, budget: BUDGET }),
     REDIS_URL: redis.url,
     LEASE_TTL_MS: String(LEASE_TTL_MS),
-    LEASE_UNSAFE_TRUST_MS: String(opts.unsafeTrustMs),
+    NEMESIS_UNSAFE_TRUST_MS: String(opts.unsafeTrustMs),
     EVENT_LOG_WINDOW: '1000000',
   };
   const nodes: NodeProcess[] = [];
@@ -127,7 +131,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   process.once('exit', killAll);
 
   const spawn = async () => {
-    const node = await spawnNode(`n${++spawned}`, env, 180_000);
+    const node = await spawnNode(`n${++spawned}`, env, 180_000, NODE_ENTRY);
     nodes.push(node);
     return node;
   };
@@ -371,7 +375,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     // been attempted (the fence exercised) and every one refused.
     const fenced = audit.stats();
     const staleWrites = fenced.stale.append + fenced.stale.claim;
-    const knob = `LEASE_UNSAFE_TRUST_MS=${opts.unsafeTrustMs}`;
+    const knob = `unsafe lease trust ${opts.unsafeTrustMs} ms`;
     const exercised =
       opts.unsafeTrustMs === 0
         ? `knob off (${knob}): the local lease validity stops paused leaders first, so ${staleWrites} stale-token writes were attempted`

@@ -45,6 +45,7 @@ export interface DispatcherDeps {
   onFenced?: () => void;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the dispatcher's loop, claims in flight and per-endpoint pauses are one closure's state; its steps are the named functions inside
 export function createDispatcher(deps: DispatcherDeps) {
   const { clock, logger, config, send } = deps;
   const { queue, endpoints, history } = deps.outbox;

@@ -24,6 +24,7 @@ import {
 
 const RECOVER_BATCH = 500;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the queue port over Redis: its methods share the client, the keys and the scripts, and each is short
 export function createRedisQueue(
   redis: Redis,
   keys: OutboxKeys,

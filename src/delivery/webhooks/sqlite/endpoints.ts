@@ -9,6 +9,7 @@ import { openSecrets, type SecretCodec } from '../secret-codec.js';
 import type { Chains, Sync } from './chains.js';
 import { newEndpointColumns, patchedColumns, type Row, toEndpoint } from './rows.js';
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the endpoints port over SQLite: its methods share the prepared statements, and each is short
 export function createSqliteEndpoints(db: Database, chains: Chains, now: () => number, secrets: SecretCodec) {
   const s = {
     enabled: db.prepare('SELECT * FROM webhook_endpoints WHERE enabled = 1'),

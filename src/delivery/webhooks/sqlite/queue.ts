@@ -20,6 +20,7 @@ import type {
 import type { Chains, Sync } from './chains.js';
 import { type Row, toDelivery } from './rows.js';
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the queue port over SQLite: its methods share the prepared statements and the chains, and each is short
 export function createSqliteQueue(db: Database, chains: Chains, now: () => number) {
   const s = {
     delivery: db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?'),
