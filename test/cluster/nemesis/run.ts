@@ -512,6 +512,9 @@ function judgeStarvation(
     const after = upstream.calls.filter((c) => c.at >= t.at);
     const end = after[STARVATION_LIMIT - 1]?.at ?? after.at(-1)?.at ?? t.at;
     const nearJump = world.races
+      // A delay only moves a start later, and a race two hours past its start is long over: the views
+      // (slow to build, ~1 ms each) are read for those between only.
+      .filter((r) => r.advertisedStart <= t.at + NEAR_JUMP_MS && r.advertisedStart > t.at - 2 * 3_600_000)
       .filter((r) => {
         const then = world.raceView(r.id, t.at);
         return (
