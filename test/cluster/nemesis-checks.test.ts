@@ -4,6 +4,7 @@ import {
   gapIn,
   peakPerMinute,
   raceOfPath,
+  requestMix,
   requestsUntilFetched,
   reusedIds,
   segmentsOf,
@@ -120,5 +121,20 @@ describe('issue 27 checks', () => {
     expect(starvedRaces([wipe], calls, 4)).toEqual({ late: [], worst: 4, judged: 1 });
     expect(starvedRaces([wipe], calls, 3)).toEqual({ late: ['wipe N1: 4'], worst: 4, judged: 1 });
     expect(starvedRaces([{ ...wipe, nearJump: ['N1', 'N2'] }], calls, 4).late).toEqual(['wipe N2: never']);
+  });
+
+  it('says what the requests after a takeover went to', () => {
+    const calls = [
+      { path: '/events/N1', at: 5 },
+      { path: '/meetings', at: 10 },
+      { path: '/meetings/M1', at: 11 },
+      { path: '/events/F1', at: 12 },
+      { path: '/events/X', at: 13 },
+      { path: '/events/N1', at: 14 },
+      { path: '/events/F2', at: 15 },
+    ];
+    const groups = { nearJump: new Set(['N1']), crowd: new Set(['F1', 'F2']) };
+    expect(requestMix(calls, 10, 4, groups)).toEqual({ discovery: 2, other: 1, nearJump: 0, crowd: 1 });
+    expect(requestMix(calls, 10, 9, groups)).toEqual({ discovery: 2, other: 1, nearJump: 1, crowd: 2 });
   });
 });

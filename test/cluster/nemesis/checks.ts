@@ -134,3 +134,28 @@ export function starvedRaces(
   }
   return { late, worst, judged };
 }
+
+/**
+ * What the first `count` upstream requests from `at` on went to: discovery (`/meetings...`), the races of
+ * each named group, or other races. Says where the budget went when a race near its jump waited too long.
+ */
+export function requestMix(
+  calls: ReadonlyArray<{ path: string; at: number }>,
+  at: number,
+  count: number,
+  groups: Readonly<Record<string, ReadonlySet<string>>>,
+): Record<string, number> {
+  const mix: Record<string, number> = { discovery: 0, other: 0 };
+  for (const name of Object.keys(groups)) mix[name] = 0;
+  for (const call of calls.filter((c) => c.at >= at).slice(0, count)) {
+    const race = raceOfPath(call.path);
+    const group =
+      race === undefined
+        ? call.path.startsWith('/meetings')
+          ? 'discovery'
+          : 'other'
+        : (Object.keys(groups).find((name) => groups[name]!.has(race)) ?? 'other');
+    mix[group] = (mix[group] ?? 0) + 1;
+  }
+  return mix;
+}

@@ -24,6 +24,7 @@ import {
   type Check,
   gapIn,
   peakPerMinute,
+  requestMix,
   reusedIds,
   segmentsOf,
   starvedRaces,
@@ -461,7 +462,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
         ? true
         : undefined,
     ).catch(() => {});
-    checks.push(judgeStarvation(upstream, takeovers, crowds));
+    checks.push(judgeStarvation(upstream, takeovers, crowds, finals));
 
     // 8. No node died but those the nemesis killed, and none logged a rejection nothing handled (a node
     // survives one, src/last-resort.ts, but it is the same bug).
@@ -506,6 +507,7 @@ function judgeStarvation(
   upstream: Awaited<ReturnType<typeof startClusterSimulator>>,
   takeovers: readonly { label: string; at: number }[],
   crowds: readonly Crowd[],
+  finals: readonly string[],
 ): Check {
   const { world } = upstream.sim;
   const judged: Takeover[] = takeovers.map((t) => {
@@ -527,10 +529,17 @@ function judgeStarvation(
     return { ...t, nearJump };
   });
   const { late, worst, judged: count } = starvedRaces(judged, upstream.calls, STARVATION_LIMIT);
+  // Where the requests before a late race went, for each takeover with one (the cause is in the mix).
+  const mixes = judged
+    .filter((t) => late.some((l) => l.startsWith(`${t.label} `)))
+    .map((t) => {
+      const groups = { nearJump: new Set(t.nearJump), crowd: new Set(finals) };
+      return `${t.label}: first ${worst} requests ${JSON.stringify(requestMix(upstream.calls, t.at, worst, groups))}`;
+    });
   const crowd = `crowd: ${crowds.length} clients, ${crowds.map((c) => c.subscribed()).join('/')} races subscribed, ${crowds.flatMap((c) => c.errors()).length} refused`;
   return {
     name: 'every race near its jump fetched within 30 requests of each takeover',
     ok: takeovers.length > 0 && late.length === 0,
-    detail: `${takeovers.length} takeovers (kills, pauses, wipes), ${count} near-jump races judged (${judged.map((t) => t.nearJump.length).join(', ') || 'none'} each), latest first fetch at request ${worst} of ${STARVATION_LIMIT}${late.length ? `; late: ${late.slice(0, 5).join('; ')}` : ''}; ${crowd}`,
+    detail: `${takeovers.length} takeovers (kills, pauses, wipes), ${count} near-jump races judged (${judged.map((t) => t.nearJump.length).join(', ') || 'none'} each), latest first fetch at request ${worst} of ${STARVATION_LIMIT}${late.length ? `; late: ${late.slice(0, 5).join('; ')}; ${mixes.slice(0, 3).join('; ')}` : ''}; ${crowd}`,
   };
 }
