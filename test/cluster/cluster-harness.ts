@@ -29,21 +29,27 @@ export interface ClusterSimulator {
   url: string;
   /** Clock ms of every racing API request, in arrival order. */
   requests: number[];
+  /** The same requests with their paths (below the API prefix: `/meetings`, `/events/<race id>`). */
+  calls: { path: string; at: number }[];
   close(): Promise<void>;
 }
 
 export async function startClusterSimulator(perMinute: number): Promise<ClusterSimulator> {
   const requests: number[] = [];
+  const calls: { path: string; at: number }[] = [];
   const sim = await createSimulator({
     seed: 7,
     clock: systemClock,
     day: demoDay(Date.now()),
     // Above the budget, as a real provider's would be: the audit below, not a 429, is what must hold.
     rateLimit: { perMinute: perMinute * 2 },
-    onApiRequest: ({ at }) => requests.push(at),
+    onApiRequest: (call) => {
+      requests.push(call.at);
+      calls.push(call);
+    },
   });
   const url = await sim.listen({ port: 0, host: '127.0.0.1' });
-  return { sim, url, requests, close: () => sim.close() };
+  return { sim, url, requests, calls, close: () => sim.close() };
 }
 
 /** The most requests in any window [t, t + 60 s), over every start t (the worst windows begin at a request). */

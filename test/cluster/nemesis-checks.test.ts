@@ -1,6 +1,15 @@
 /** The nemesis's checker and schedule on recorded inputs: a checker that cannot fail would prove nothing. */
 import { describe, expect, it } from 'vitest';
-import { gapIn, peakPerMinute, reusedIds, segmentsOf } from './nemesis/checks.js';
+import {
+  gapIn,
+  peakPerMinute,
+  raceOfPath,
+  requestMix,
+  requestsUntilFetched,
+  reusedIds,
+  segmentsOf,
+  starvedRaces,
+} from './nemesis/checks.js';
 import { parseMonitorLine } from './nemesis/fence-audit.js';
 import { faultSchedule, JUDGED_FAULTS } from './nemesis/schedule.js';
 import type { StreamMessage } from './ws-recorder.js';
@@ -73,5 +82,59 @@ describe('issue 27 checks', () => {
         { id: 'r:2', body: 'c' },
       ]),
     ).toEqual(['r:2']);
+  });
+
+  it('reads the race a racing API path fetches', () => {
+    expect(raceOfPath('/events/R1')).toBe('R1');
+    expect(raceOfPath('/races/R2')).toBe('R2');
+    expect(raceOfPath('/meetings')).toBeUndefined();
+    expect(raceOfPath('/meetings/M1')).toBeUndefined();
+  });
+
+  it('counts the upstream requests from a takeover to the first fetch of each race near its jump', () => {
+    const calls = [
+      { path: '/events/N1', at: 5 }, // before the takeover: not its fetch
+      { path: '/meetings', at: 10 },
+      { path: '/events/F1', at: 11 },
+      { path: '/events/N2', at: 12 },
+      { path: '/events/N1', at: 13 },
+      { path: '/events/N2', at: 14 },
+    ];
+    const takeover = { label: 'kill n1', at: 10, nearJump: ['N1', 'N2', 'N3'] };
+    expect(requestsUntilFetched(takeover, calls)).toEqual(
+      new Map([
+        ['N1', 4],
+        ['N2', 3],
+        ['N3', undefined],
+      ]),
+    );
+  });
+
+  it('finds a near-jump race fetched past the limit or never after a takeover, and passes one within it', () => {
+    const calls = [
+      { path: '/meetings', at: 10 },
+      { path: '/events/F1', at: 11 },
+      { path: '/events/F2', at: 12 },
+      { path: '/events/N1', at: 13 },
+    ];
+    const wipe = { label: 'wipe', at: 10, nearJump: ['N1'] };
+    expect(starvedRaces([wipe], calls, 4)).toEqual({ late: [], worst: 4, judged: 1 });
+    expect(starvedRaces([wipe], calls, 3)).toEqual({ late: ['wipe N1: 4'], worst: 4, judged: 1 });
+    expect(starvedRaces([{ ...wipe, nearJump: ['N1', 'N2'] }], calls, 4).late).toEqual(['wipe N2: never']);
+  });
+
+  it('says what the requests after a takeover went to', () => {
+    const calls = [
+      { path: '/events/N1', at: 5 },
+      { path: '/meetings', at: 10 },
+      { path: '/meetings/M1', at: 11 },
+      { path: '/events/F1', at: 12 },
+      { path: '/events/X', at: 13 },
+      { path: '/events/N1', at: 14 },
+      { path: '/events/F2', at: 15 },
+    ];
+    const groups = { nearJump: new Set(['N1']), crowd: new Set(['F1', 'F2']) };
+    expect(requestMix(calls, 10, 4, groups)).toEqual({ discovery: 2, other: 1, nearJump: 0, crowd: 1 });
+    expect(requestMix(calls, 10, 9, groups)).toEqual({ discovery: 2, other: 1, nearJump: 1, crowd: 2 });
   });
 });

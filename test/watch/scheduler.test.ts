@@ -315,6 +315,28 @@ describe('pickNext: value per request', () => {
     const dirty = fetched(c, { startTime: from + 5 * 60 * MIN, lastFetchAt: from - 1_000, dirty: true });
     expect(pick([near, dirty])).toMatchObject({ raceId: c.raceId, urgent: true });
   });
+
+  it('puts a race near its jump with no document before a refill turn, not one already fetched', () => {
+    const unknown = { ...a, status: 'Open', startTime: from + 5 * MIN, discoveredAt: from };
+    const final = { ...b, status: 'Final', finishedAt: from - 60 * MIN, discoveredAt: from - 10 * MIN };
+    const input = {
+      now: from,
+      inFlight: new Set<string>(),
+      subscribers: new Map([
+        [unknown.raceId, 1],
+        [final.raceId, 1],
+      ]),
+      discoveryDueAt: from + 6000,
+      discoveryInFlight: false,
+      racePicks: 4, // a refill turn
+    };
+    expect(pickNext({ ...input, races: [unknown, final] })).toMatchObject({ raceId: unknown.raceId });
+    const known = { ...unknown, lastFetchAt: from - 1_000 };
+    expect(pickNext({ ...input, races: [known, final] })).toMatchObject({
+      raceId: final.raceId,
+      urgent: true,
+    });
+  });
 });
 
 describe('after a takeover or a wiped store, with 200 subscribed races and no document of any', () => {
@@ -333,12 +355,18 @@ describe('after a takeover or a wiped store, with 200 subscribed races and no do
   });
   const firstFetch = (raceId: string) => restart.fetches.find((f) => f.raceId === raceId)?.at;
 
-  it('fetches every race within 10 minutes of its jump, and not Final, within 30 s', () => {
+  it('fetches every race within 10 minutes of its jump, and not Final, first: all 17 within 11 s', () => {
     const nearJump = subscribed.filter(
       (r) => Math.abs(r.start - at) <= 10 * MIN && modelStatus(r.start, at) !== 'Final',
     );
     expect(nearJump.length).toBe(17);
-    for (const r of nearJump) expect(firstFetch(r.id)! - at, r.id).toBeLessThanOrEqual(30_000);
+    // 17 fetches at one request a 600 ms slot, and a discovery: 10.2 s (measured: 18.6 s when refill and
+    // share turns went first). Issue 27 asks for 30 s.
+    for (const r of nearJump) expect(firstFetch(r.id)! - at, r.id).toBeLessThanOrEqual(11_000);
+    const lastNear = Math.max(...nearJump.map((r) => firstFetch(r.id)!));
+    const near = new Set(nearJump.map((r) => r.id));
+    const others = restart.fetches.filter((f) => f.at <= lastNear && !near.has(f.raceId));
+    expect(others).toEqual([]);
   });
 
   it('refills the document of every subscribed race, Final ones included, on its refill turns', () => {

@@ -80,3 +80,82 @@ export function reusedIds(received: ReadonlyArray<{ id: string; body: string }>)
   }
   return [...reused];
 }
+
+/** A fault after which a node without the documents leads: the races near their jump at that instant. */
+export interface Takeover {
+  label: string;
+  at: number;
+  nearJump: readonly string[];
+}
+
+/** The race a racing API path fetches (`/events/<id>` or `/races/<id>`), or undefined for any other. */
+export const raceOfPath = (path: string): string | undefined =>
+  /^\/(?:events|races)\/([^/]+)$/.exec(path)?.[1];
+
+/**
+ * For one takeover, how many upstream requests (of every node, from its instant on) each of its near-jump
+ * races waited for its first fetch: its position in that sequence, or undefined when it never came. Counted
+ * in requests, not seconds: the simulator stamps arrivals on the nemesis's event loop, which stalled 9-14 s
+ * at load ~20, while the order of the requests is exact whatever the load.
+ */
+export function requestsUntilFetched(
+  takeover: Takeover,
+  calls: ReadonlyArray<{ path: string; at: number }>,
+): Map<string, number | undefined> {
+  const waited = new Map<string, number | undefined>(takeover.nearJump.map((id) => [id, undefined]));
+  let position = 0;
+  for (const call of calls) {
+    if (call.at < takeover.at) continue;
+    position++;
+    const race = raceOfPath(call.path);
+    if (race !== undefined && waited.has(race) && waited.get(race) === undefined) waited.set(race, position);
+  }
+  return waited;
+}
+
+/**
+ * The takeover-starvation judgement (issue 27): after every takeover, every race near its jump fetched
+ * within `limit` upstream requests. Returns the late races (`label race: position`) and the worst position.
+ */
+export function starvedRaces(
+  takeovers: readonly Takeover[],
+  calls: ReadonlyArray<{ path: string; at: number }>,
+  limit: number,
+): { late: string[]; worst: number; judged: number } {
+  const late: string[] = [];
+  let worst = 0;
+  let judged = 0;
+  for (const t of takeovers) {
+    for (const [race, position] of requestsUntilFetched(t, calls)) {
+      judged++;
+      if (position !== undefined) worst = Math.max(worst, position);
+      if (position === undefined || position > limit) late.push(`${t.label} ${race}: ${position ?? 'never'}`);
+    }
+  }
+  return { late, worst, judged };
+}
+
+/**
+ * What the first `count` upstream requests from `at` on went to: discovery (`/meetings...`), the races of
+ * each named group, or other races. Says where the budget went when a race near its jump waited too long.
+ */
+export function requestMix(
+  calls: ReadonlyArray<{ path: string; at: number }>,
+  at: number,
+  count: number,
+  groups: Readonly<Record<string, ReadonlySet<string>>>,
+): Record<string, number> {
+  const mix: Record<string, number> = { discovery: 0, other: 0 };
+  for (const name of Object.keys(groups)) mix[name] = 0;
+  for (const call of calls.filter((c) => c.at >= at).slice(0, count)) {
+    const race = raceOfPath(call.path);
+    const group =
+      race === undefined
+        ? call.path.startsWith('/meetings')
+          ? 'discovery'
+          : 'other'
+        : (Object.keys(groups).find((name) => groups[name]!.has(race)) ?? 'other');
+    mix[group] = (mix[group] ?? 0) + 1;
+  }
+  return mix;
+}
