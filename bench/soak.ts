@@ -28,6 +28,7 @@ import WebSocket from 'ws';
 import { createManualClock, type ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { startRacewire } from '../src/runtime.js';
+import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
 import { followBusiestRaces } from './support/soak-followers.js';
 import { type SoakRedis, startSoakRedis } from './support/soak-redis.js';
 
@@ -55,9 +56,19 @@ if (!gc) throw new Error('run node with --expose-gc (npm run soak does)');
 // Requests in flight (upstream and webhook sends): time moves only once they are all answered.
 let inFlight = 0;
 const realFetch = globalThis.fetch;
+/**
+ * The racing API's requests are answered by the embedded simulator in this process (fastify's inject):
+ * the racing client, its limiter, timeout, parse and validation stay the real path; only the loopback
+ * socket, undici and node:http's parsing on both sides go (about 15 % of the soak's CPU, docs/benchmarks.md).
+ * Until the service has started (and for everything else: webhooks, the soak's own reads) fetch is real.
+ */
+let upstreamFetch: ((url: string) => Promise<Response>) | undefined;
+const UPSTREAM_PATH = '/affiliates/v1/racing/';
 globalThis.fetch = async (input, init) => {
   inFlight++;
   try {
+    if (upstreamFetch && typeof input === 'string' && input.includes(UPSTREAM_PATH))
+      return await upstreamFetch(input);
     const res = await realFetch(input, init);
     const body = await res.arrayBuffer();
     return new Response(body, { status: res.status, headers: res.headers });
@@ -132,6 +143,8 @@ const racewire = await startRacewire({
 if (!race) throw new Error('the upstream did not take the manual clock');
 const raceClock: ManualClock = race;
 const base = racewire.url;
+if (!racewire.simulator) throw new Error('the soak runs on the embedded simulator');
+upstreamFetch = createInProcessFetch(racewire.simulator).fetch;
 
 const registered = await fetch(`${base}/v1/webhooks/endpoints`, {
   method: 'POST',
