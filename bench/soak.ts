@@ -1,8 +1,8 @@
 /**
  * The soak: the whole service (poller, pipelines, SQLite log, retention, the subscription hub with WebSocket
  * clients on the firehose and a WebSocket and an SSE client following the next races to jump, one webhook
- * endpoint) against the embedded simulator over N simulated race days, as fast as the
- * machine allows. Race time and wall time are two manual clocks moved together in steps once no request is
+ * endpoint) against the embedded simulator (answered in process: see `upstreamFetch`) over N simulated
+ * race days, as fast as the machine allows. Race time and wall time are two manual clocks moved together in steps once no request is
  * in flight, so the service runs as at x1 against the real budget, only faster than real time. Prints per
  * simulated day: RSS, V8 heap used after a forced GC, DATA_DIR bytes, metric series, events appended and
  * webhooks delivered; the last line `N passed, N failed` judges the run (docs/benchmarks.md, Soak).
