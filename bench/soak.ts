@@ -78,10 +78,10 @@ globalThis.fetch = async (input, init) => {
 };
 
 /**
- * The webhook endpoint takes every event but `odds.changed`: what an operator points a webhook at
- * (scratchings, results, market alerts). `odds.changed` is 97 % of the events at the real budget (about 900
- * a race minute near the jumps) and, posted one by one, was 26 % of the soak's CPU; the WebSocket clients
- * take the whole firehose instead.
+ * The webhook endpoint takes every event but the price ticks (`odds.changed`, `odds.pools_changed`): what an
+ * operator points a webhook at (scratchings, results, market alerts). Before the tote's moves were batched
+ * (protocol 3), `odds.changed` was 97 % of the events at the real budget (about 900 a race minute near the
+ * jumps) and, posted one by one, 26 % of the soak's CPU; the WebSocket clients take the whole firehose.
  */
 const WEBHOOK_TYPES = ['race.*', 'runner.*', 'market.*', 'pool.*', 'meeting.*', 'odds.plunge', 'odds.drift'];
 

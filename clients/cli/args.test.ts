@@ -46,6 +46,7 @@ describe('the ticker arguments', () => {
       'market.big_bet',
       'market.money_flow',
       'odds.changed',
+      'odds.pools_changed',
       'odds.plunge',
       'odds.drift',
     ]);

@@ -90,4 +90,25 @@ describe('compact mode', () => {
       '1 odds move: #1 $8.00→$7.00',
     ]);
   });
+
+  it("counts each move of a tote batch and folds it with the race's fixed-odds moves", () => {
+    const folder = new OddsFolder();
+    const change = (runnerNumber: number, market: string, from: number, to: number) => ({
+      runner: { entrantId: `e${runnerNumber}`, runnerNumber },
+      market,
+      from,
+      to,
+    });
+    folder.push(odds(1, 4, 5, 4.6));
+    const pools: RaceEvent = {
+      ...odds(2, 4, 0, 0),
+      type: 'odds.pools_changed',
+      data: { race, changes: [change(4, 'pool_win', 4.8, 4.4), change(4, 'pool_place', 1.9, 1.8)] },
+    };
+    expect(folder.push(pools)).toEqual([]);
+    expect(folder.push({ ...pools, seq: 3, id: 'r3:3' })).toEqual([]);
+    expect(folder.flush().map((f) => f.summary)).toEqual([
+      '5 odds moves: #4 $5.00→$4.60, #4 $4.80→$4.40, #4 $1.90→$1.80',
+    ]);
+  });
 });

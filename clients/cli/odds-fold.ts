@@ -1,5 +1,5 @@
 /**
- * Compact mode (`--compact`): odds moves folded into one line per race per second at most. The firehose
+ * Compact mode (`--compact`): odds moves (fixed-odds events and the tote's batches) folded into one line per race per second at most. The firehose
  * carries ~66 odds lines a second on a busy afternoon; a person reads the news lines (scratchings, jumps,
  * results) and a summary of the prices. Every other event passes through at once. Pure: the ticker calls
  * `flush` from a one-second timer, tests call it with their own instants.
@@ -38,17 +38,24 @@ export class OddsFolder {
 
   /** An event in; what to print now (nothing while an odds move is held). */
   push(event: RaceEvent): RaceEvent[] {
-    if (event.type !== 'odds.changed') return [event];
     const d = rec(event.data);
-    const runner = rec(d.runner);
+    // A tote batch holds one move per runner and pool, each counted as a fixed-odds move is.
+    let changes: unknown[];
+    if (event.type === 'odds.changed') changes = [d];
+    else if (event.type === 'odds.pools_changed') changes = Array.isArray(d.changes) ? d.changes : [];
+    else return [event];
     const race = event.raceId ?? String(rec(d.race).raceId ?? '');
     const held = this.held.get(race) ?? { first: event, moves: new Map(), count: 0 };
-    const key = `${String(runner.entrantId ?? runner.runnerNumber)}/${String(d.market)}`;
-    const label = typeof runner.runnerNumber === 'number' ? `#${runner.runnerNumber}` : '?';
-    const move = held.moves.get(key) ?? { label, from: d.from, to: d.to };
-    move.to = d.to;
-    held.moves.set(key, move);
-    held.count++;
+    for (const change of changes) {
+      const c = rec(change);
+      const runner = rec(c.runner);
+      const key = `${String(runner.entrantId ?? runner.runnerNumber)}/${String(c.market)}`;
+      const label = typeof runner.runnerNumber === 'number' ? `#${runner.runnerNumber}` : '?';
+      const move = held.moves.get(key) ?? { label, from: c.from, to: c.to };
+      move.to = c.to;
+      held.moves.set(key, move);
+      held.count++;
+    }
     this.held.set(race, held);
     return [];
   }

@@ -9,7 +9,7 @@ import { h } from './dom.js';
 
 const MAX_ITEMS = 80;
 /** Many on a busy day: shown only with the toggle, so they cannot push the scratchings and results out. */
-const MANY: ReadonlySet<string> = new Set(['odds.changed', ...MARKET_EVENT_TYPES]);
+const MANY: ReadonlySet<string> = new Set(['odds.changed', 'odds.pools_changed', ...MARKET_EVENT_TYPES]);
 
 export class FeedView {
   private readonly seen = new Set<string>();

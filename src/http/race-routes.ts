@@ -82,7 +82,11 @@ export function registerRaceRoutes(app: FastifyInstance, deps: RaceRoutesDeps): 
           type: 'object',
           properties: {
             limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-            odds: { type: 'boolean', default: false, description: 'include odds.changed events' },
+            odds: {
+              type: 'boolean',
+              default: false,
+              description: 'include odds.changed, odds.pools_changed and the market events',
+            },
           },
           additionalProperties: false,
         },

@@ -12,7 +12,7 @@ export interface RecentEvents {
   list(opts: { limit: number; odds: boolean }): RaceEvent[];
 }
 
-const MANY: ReadonlySet<string> = new Set(['odds.changed', ...MARKET_EVENT_TYPES]);
+const MANY: ReadonlySet<string> = new Set(['odds.changed', 'odds.pools_changed', ...MARKET_EVENT_TYPES]);
 
 export function createRecentEvents(perRing = 100): RecentEvents {
   const odds: RaceEvent[] = [];

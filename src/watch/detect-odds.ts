@@ -1,9 +1,20 @@
 /**
- * Market changes: per-runner price moves (fixed and pool, win and place) and a new favourite.
- * Scratched runners keep stale fixed odds upstream, so their prices are ignored. A runner whose whole odds
- * record is missing (before or after) is treated as missing data, not as every price withdrawn or opened.
+ * Market changes: per-runner price moves and a new favourite. A fixed-odds move is one `odds.changed` per
+ * runner and market (what tickers and chat alerts key on); the tote's prices move on every tote tick, for
+ * every runner at once, so a payload's pool moves are one `odds.pools_changed` for the race (most of the
+ * events and bytes otherwise: docs/benchmarks.md). Scratched runners keep stale fixed odds upstream, so their
+ * prices are ignored. A runner whose whole odds record is missing (before or after) is treated as missing
+ * data, not as every price withdrawn or opened.
  */
-import type { DetectedRaceEvent, OddsDirection, OddsMarket, RaceContext } from '@racewire/client/protocol';
+import type {
+  DetectedRaceEvent,
+  FixedMarket,
+  OddsDirection,
+  OddsMarket,
+  PoolMarket,
+  PriceChange,
+  RaceContext,
+} from '@racewire/client/protocol';
 import type { NewEntry } from '../events/envelope.js';
 import {
   byRunnerNumber,
@@ -16,7 +27,8 @@ import {
 import type { DetectOptions } from './detect-options.js';
 import type { DocRunner, RaceDocument } from './normalise.js';
 
-export const ODDS_MARKETS: readonly OddsMarket[] = ['fixed_win', 'fixed_place', 'pool_win', 'pool_place'];
+const FIXED_MARKETS: readonly FixedMarket[] = ['fixed_win', 'fixed_place'];
+const POOL_MARKETS: readonly PoolMarket[] = ['pool_win', 'pool_place'];
 
 /** A usable price: a finite number above zero (upstream uses 0 or null for "no price"). */
 const price = (odds: unknown, market: OddsMarket): number | null => {
@@ -27,6 +39,29 @@ const price = (odds: unknown, market: OddsMarket): number | null => {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+/** How one runner's price in one market changed between two odds records; undefined when it did not. */
+function priceChange<M extends OddsMarket>(
+  a: DocRunner,
+  b: DocRunner,
+  market: M,
+  threshold: number,
+): PriceChange<M> | undefined {
+  const from = price(a.odds, market);
+  const to = price(b.odds, market);
+  if (from === to) return undefined;
+  let direction: OddsDirection;
+  let changePct: number | null = null;
+  if (from === null) direction = 'opened';
+  else if (to === null) direction = 'withdrawn';
+  else {
+    direction = to < from ? 'firming' : 'drifting';
+    changePct = round1(((to - from) / from) * 100);
+  }
+  const significant = changePct !== null && Math.abs(changePct) >= threshold;
+  return { runner: runnerRef(b), market, from, to, changePct, direction, significant };
+}
+
+/** `odds.changed` per runner and fixed market (by runner number), then one `odds.pools_changed` if any. */
 export function detectOddsChanges(
   prev: RaceDocument,
   next: RaceDocument,
@@ -37,37 +72,21 @@ export function detectOddsChanges(
   const before = runnersOf(prev);
   const after = runnersOf(next);
   const out: DetectedRaceEvent[] = [];
+  const pools: PriceChange<PoolMarket>[] = [];
   for (const key of byRunnerNumber(after)) {
     const a = before.get(key);
     const b = after.get(key)!;
     if (!a || b.is_scratched === true || !isRecord(a.odds) || !isRecord(b.odds)) continue;
-    for (const market of ODDS_MARKETS) {
-      const from = price(a.odds, market);
-      const to = price(b.odds, market);
-      if (from === to) continue;
-      let direction: OddsDirection;
-      let changePct: number | null = null;
-      if (from === null) direction = 'opened';
-      else if (to === null) direction = 'withdrawn';
-      else {
-        direction = to < from ? 'firming' : 'drifting';
-        changePct = round1(((to - from) / from) * 100);
-      }
-      out.push({
-        type: 'odds.changed',
-        data: {
-          race,
-          runner: runnerRef(b),
-          market,
-          from,
-          to,
-          changePct,
-          direction,
-          significant: changePct !== null && Math.abs(changePct) >= threshold,
-        },
-      });
+    for (const market of FIXED_MARKETS) {
+      const change = priceChange(a, b, market, threshold);
+      if (change) out.push({ type: 'odds.changed', data: { race, ...change } });
+    }
+    for (const market of POOL_MARKETS) {
+      const change = priceChange(a, b, market, threshold);
+      if (change) pools.push(change);
     }
   }
+  if (pools.length > 0) out.push({ type: 'odds.pools_changed', data: { race, changes: pools } });
   return out;
 }
 

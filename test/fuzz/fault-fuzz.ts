@@ -250,6 +250,9 @@ function claimsOf(event: DetectedRaceEvent): Array<[string, unknown]> {
       return [[`present:${d.runner.entrantId}`, undefined]];
     case 'odds.changed':
       return [[`odds:${d.runner.entrantId}:${d.market}`, d.to]];
+    case 'odds.pools_changed':
+      // A batch asserts each change it holds, judged as if it were its own event.
+      return d.changes.map((c: Loose) => [`odds:${c.runner.entrantId}:${c.market}`, c.to]);
     case 'race.protest':
       return [['protest', d.status === 'resolved' ? 'none' : d.status]];
     case 'race.favourite_changed':

@@ -88,6 +88,12 @@ describe('every event type of docs/events.md', () => {
       details: [],
       tone: 'up',
     },
+    'odds.pools_changed': {
+      title: 'Tote: 2 prices changed',
+      facts: ['#1 Tickford tote win $4.60 → $4.40 (-4.3%)', '#4 Ruji tote place opened at $1.90'],
+      details: [],
+      tone: 'info',
+    },
     'odds.plunge': {
       title: '↘ Firming: #7 Ballinran $41.00 → $11.00 (-73.2% in 15 min)',
       facts: [],
@@ -170,13 +176,37 @@ describe('event lines', () => {
       event('odds.changed', {
         race,
         runner,
-        market: 'pool_place',
+        market: 'fixed_place',
         from: 2,
         to: 3,
         changePct: 50,
         direction: 'drifting',
       }),
-      { where: 'Awapuni R3', line: '#4 Tickford drifting pool place $2.00 → $3.00 (+50.0%)', tone: 'down' },
+      { where: 'Awapuni R3', line: '#4 Tickford drifting fixed place $2.00 → $3.00 (+50.0%)', tone: 'down' },
+    ],
+    [
+      event('odds.pools_changed', {
+        race,
+        changes: [
+          {
+            runner,
+            market: 'pool_win',
+            from: 4,
+            to: 3,
+            changePct: -25,
+            direction: 'firming',
+            significant: true,
+          },
+          { runner, market: 'pool_place', from: 1.5, to: 1.6, changePct: 6.7, direction: 'drifting' },
+          { runner, market: 'pool_win', from: null, to: 7, changePct: null, direction: 'opened' },
+          { runner, market: 'pool_place', from: 2, to: null, changePct: null, direction: 'withdrawn' },
+        ],
+      }),
+      {
+        where: 'Awapuni R3',
+        line: 'Tote: 4 prices changed, 1 significant: #4 Tickford tote win $4.00 → $3.00 (-25.0%) · #4 Tickford tote place $1.50 → $1.60 (+6.7%) · #4 Tickford tote win opened at $7.00 · +1 more',
+        tone: 'info',
+      },
     ],
     [
       event('race.results', {

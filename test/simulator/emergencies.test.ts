@@ -144,7 +144,10 @@ describe('emergencies and their promotion on a scratching', () => {
     // The promotion's instant: the scratching only (and the market's reframe), no event of the emergency.
     expect(scratchings(1)).toEqual([scratched]);
     const aboutPromoted = eventsAt[1]!.filter(
-      (e) => e.type !== 'odds.changed' && JSON.stringify(e.data).includes(String(promotion.detail.entrantId)),
+      (e) =>
+        e.type !== 'odds.changed' &&
+        e.type !== 'odds.pools_changed' &&
+        JSON.stringify(e.data).includes(String(promotion.detail.entrantId)),
     );
     expect(aboutPromoted).toEqual([]);
     // At the deadline, each emergency still waiting is scratched, and nothing else.

@@ -188,7 +188,23 @@ describe('a scripted race day on the real payload', () => {
       { type: 'runner.reinstated', data: { race: race('Open'), runner: R[3] } },
       odds(1, 'fixed_win', 5, 4.4, -12, true),
       odds(4, 'fixed_win', 4.2, 4.8, 14.3, true),
-      odds(5, 'pool_win', 3.8, 3.9, 2.6, false),
+      {
+        type: 'odds.pools_changed',
+        data: {
+          race: race('Open'),
+          changes: [
+            {
+              runner: R[5],
+              market: 'pool_win',
+              from: 3.8,
+              to: 3.9,
+              changePct: 2.6,
+              direction: 'drifting',
+              significant: false,
+            },
+          ],
+        },
+      },
       { type: 'race.favourite_changed', data: { race: race('Open'), from: R[4], to: R[1], price: 4.4 } },
     ]);
 

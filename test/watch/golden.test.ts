@@ -123,11 +123,28 @@ const SEQUENCES: Record<string, Step[]> = {
     ['open', smallOpen],
     ['final', small],
   ]),
+  'tote-tick': every(15, [
+    ['open', openPayload()],
+    ['a tote tick: every tote price moves, #1 fixed win firms', toteTick(false)],
+    ...thrice('#8 tote place withdrawn', toteTick(true)),
+  ]),
   'extra-pools': every(60, [
     ['open, extra pools', withExtraPools(false)],
     ['final, extra dividends interleaved', withExtraPools(true)],
   ]),
 };
+
+/** The open race one tote tick later: each pool win price 5 % shorter, each pool place 0.1 longer. */
+function toteTick(placeWithdrawn: boolean): EventResponse {
+  return edit(openPayload(), (d) => {
+    for (const r of d.runners as Loose[]) {
+      r.odds.pool_win = Math.round(r.odds.pool_win * 0.95 * 10) / 10;
+      r.odds.pool_place = Math.round((r.odds.pool_place + 0.1) * 10) / 10;
+      if (r.runner_number === 1) r.odds.fixed_win = 4.6;
+      if (placeWithdrawn && r.runner_number === 8) r.odds.pool_place = null;
+    }
+  });
+}
 
 function protested(payload: EventResponse, reason: string): EventResponse {
   const copy = structuredClone(payload);

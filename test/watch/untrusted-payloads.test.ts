@@ -81,6 +81,27 @@ describe('disappearances need confirmation', () => {
     expect(events).toEqual([]);
   });
 
+  it('a tote price gone is withdrawn in a batch once confirmed; the same payloads move another pool at once', () => {
+    const gone = change(openPayload(), (d) => {
+      runner(d, 1).odds.pool_win = null;
+      runner(d, 2).odds.pool_place = 2.5;
+    });
+    const before = runner(openPayload().data, 1).odds.pool_win;
+    const place = runner(openPayload().data, 2).odds.pool_place;
+    const { events } = run([openPayload(), gone, gone, gone, gone]);
+    const changes = (e: DetectedRaceEvent) =>
+      (e.data as Loose).changes.map((c: Loose) => [
+        c.runner.runnerNumber,
+        c.market,
+        c.from,
+        c.to,
+        c.direction,
+      ]);
+    expect(types(events)).toEqual(['odds.pools_changed', 'odds.pools_changed']);
+    expect(changes(events[0]!)).toEqual([[2, 'pool_place', place, 2.5, 'drifting']]);
+    expect(changes(events[1]!)).toEqual([[1, 'pool_win', before, null, 'withdrawn']]);
+  });
+
   it('results vanishing from one payload are held, and the rest of the payload is used', () => {
     const vanished = change(realPayload(), (d) => {
       d.results = [];
@@ -88,9 +109,11 @@ describe('disappearances need confirmation', () => {
     });
     const { events, outcomes } = run([realPayload(), vanished, realPayload()]);
     expect(outcomes).toEqual(['changed', 'changed', 'changed']);
-    expect(events.map((e) => [e.type, (e.data as Loose).to])).toEqual([
-      ['odds.changed', 4.6],
-      ['odds.changed', 4.4],
+    expect(
+      events.map((e) => [e.type, (e.data as Loose).changes.map((c: Loose) => [c.market, c.to])]),
+    ).toEqual([
+      ['odds.pools_changed', [['pool_win', 4.6]]],
+      ['odds.pools_changed', [['pool_win', 4.4]]],
     ]);
   });
 });

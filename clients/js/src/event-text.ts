@@ -61,6 +61,34 @@ function startMoved(deltaSeconds: number | undefined): string {
   return `Start time ${deltaSeconds > 0 ? 'put back' : 'brought forward'} ${formatDuration(deltaSeconds)}`;
 }
 
+/** Most pool changes a text lists: two pools of a 24-runner field. */
+const MAX_POOL_CHANGES = 48;
+
+/**
+ * One tote price as a line: `#1 Tickford tote win $4.60 → $4.40 (-4.3%)`, `… opened at $1.90`,
+ * `… withdrawn (was $4.40)`.
+ */
+function poolLine(change: unknown): string {
+  const c = rec(change);
+  const label = `${who(c.runner)} ${(str(c.market) ?? '?').replace('pool_', 'tote ')}`;
+  if (c.direction === 'opened') return `${label} opened at ${price(c.to)}`;
+  if (c.direction === 'withdrawn') return `${label} withdrawn (was ${price(c.from)})`;
+  const pct = num(c.changePct) === undefined ? '' : ` (${signedPct(c.changePct)})`;
+  return `${label} ${price(c.from)} → ${price(c.to)}${pct}`;
+}
+
+/** `odds.pools_changed`: one line per tote price, in the event's order (by runner number, win then place). */
+function poolsWords(d: Record<string, unknown>): EventWords {
+  const changes = list(d.changes, MAX_POOL_CHANGES);
+  const total = Array.isArray(d.changes) ? d.changes.length : 0;
+  const significant = changes.filter((c) => rec(c).significant === true).length;
+  return {
+    title: `Tote: ${total} price${total === 1 ? '' : 's'} changed${significant ? `, ${significant} significant` : ''}`,
+    facts: changes.map(poolLine),
+    tone: 'info',
+  };
+}
+
 /** The wording of the race, runner, price and meeting events (the market events are market-text.ts's). */
 function raceWords(type: string, d: Record<string, unknown>): EventWords | undefined {
   switch (type) {
@@ -73,6 +101,8 @@ function raceWords(type: string, d: Record<string, unknown>): EventWords | undef
         tone: dir === 'firming' ? 'up' : dir === 'drifting' ? 'down' : 'info',
       };
     }
+    case 'odds.pools_changed':
+      return poolsWords(d);
     case 'runner.scratched':
       return { title: `${who(d.runner)} scratched${d.late === true ? ' (late)' : ''}`, tone: 'alert' };
     case 'runner.reinstated':

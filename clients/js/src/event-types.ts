@@ -35,6 +35,7 @@ export const RACE_EVENT_TYPES = [
   'runner.removed',
   'runner.jockey_changed',
   'odds.changed',
+  'odds.pools_changed',
   ...MARKET_EVENT_TYPES,
 ] as const;
 
@@ -78,7 +79,10 @@ export interface RunnerRef {
   barrier: number;
 }
 
-export type OddsMarket = 'fixed_win' | 'fixed_place' | 'pool_win' | 'pool_place';
+export type FixedMarket = 'fixed_win' | 'fixed_place';
+/** The tote's (pari-mutuel) prices: they move on every tote tick, so they come batched (`odds.pools_changed`). */
+export type PoolMarket = 'pool_win' | 'pool_place';
+export type OddsMarket = FixedMarket | PoolMarket;
 
 /**
  * `firming`: the price shortened (more fancied); `drifting`: it lengthened. `opened` / `withdrawn`: a price
@@ -86,10 +90,10 @@ export type OddsMarket = 'fixed_win' | 'fixed_place' | 'pool_win' | 'pool_place'
  */
 export type OddsDirection = 'firming' | 'drifting' | 'opened' | 'withdrawn';
 
-export interface OddsChangedData {
-  race: RaceContext;
+/** One price of one runner that moved, opened or was withdrawn. */
+export interface PriceChange<M extends OddsMarket = OddsMarket> {
   runner: RunnerRef;
-  market: OddsMarket;
+  market: M;
   from: number | null;
   to: number | null;
   /** (to - from) / from * 100, rounded to 0.1; null when either side is missing. */
@@ -97,6 +101,20 @@ export interface OddsChangedData {
   direction: OddsDirection;
   /** |changePct| at or above the significant-move threshold (default 10 %). */
   significant: boolean;
+}
+
+/** A fixed-odds price of one runner changed (one event per runner and market). */
+export interface OddsChangedData extends PriceChange<FixedMarket> {
+  race: RaceContext;
+}
+
+/**
+ * The tote prices that changed in one payload of a race, all in one event (protocol 3): by runner number,
+ * then `pool_win` before `pool_place`; opened and withdrawn pool prices included. Never empty.
+ */
+export interface PoolsChangedData {
+  race: RaceContext;
+  changes: PriceChange<PoolMarket>[];
 }
 
 export interface RunnerScratchedData {
@@ -404,6 +422,7 @@ export interface EventPayloads {
   'runner.removed': RunnerRefData;
   'runner.jockey_changed': RunnerJockeyChangedData;
   'odds.changed': OddsChangedData;
+  'odds.pools_changed': PoolsChangedData;
   'odds.plunge': PriceMoveData;
   'odds.drift': PriceMoveData;
   'race.mover_changed': MoverChangedData;

@@ -6,7 +6,8 @@
 import type { Operation } from 'fast-json-patch';
 import type { RaceEvent, StreamId } from './envelope.js';
 
-export const PROTOCOL_VERSION = 1;
+/** What the server's welcome says it sends (docs/protocol.md#versions). */
+export const PROTOCOL_VERSION = 3;
 /** Subprotocol the server selects; a client may also offer `token.<api key>` beside it. */
 export const SUBPROTOCOL = 'racewire.v1';
 

@@ -4,7 +4,7 @@
  * subscription core's (src/delivery/core/hub.ts); this file only moves bytes and frames.
  */
 import websocket from '@fastify/websocket';
-import { CloseCode, SUBPROTOCOL, type WelcomeMessage } from '@racewire/client/protocol';
+import { CloseCode, PROTOCOL_VERSION, SUBPROTOCOL, type WelcomeMessage } from '@racewire/client/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
@@ -98,7 +98,7 @@ export async function registerWebSocketGateway(
     });
     const welcome: WelcomeMessage = {
       type: 'welcome',
-      protocol: 2,
+      protocol: PROTOCOL_VERSION,
       connectionId: session.id,
       scope: auth.principal.scope,
       heartbeatMs: hub.limits.heartbeatMs,

@@ -82,6 +82,40 @@ describe('Slack and Discord formatting', () => {
     assertSlackShape(slackPayload(huge) as Record<string, unknown>);
   });
 
+  it("sends a tote batch's significant moves only, and nothing when it has none", () => {
+    const move = (
+      runnerNumber: number,
+      from: number,
+      to: number,
+      changePct: number,
+      significant: boolean,
+    ) => ({
+      runner: { runnerNumber, name: `R${runnerNumber}` },
+      market: 'pool_win',
+      from,
+      to,
+      changePct,
+      direction: to < from ? 'firming' : 'drifting',
+      significant,
+    });
+    const race = { meetingName: 'Ellerslie', raceNumber: 2 };
+    const quiet = eventEntry('odds.pools_changed', { race, changes: [move(1, 4, 4.2, 5, false)] }).event;
+    expect(formatBody('slack', quiet)).toBeUndefined();
+    expect(formatBody('discord', quiet)).toBeUndefined();
+    expect(
+      formatBody('slack', eventEntry('odds.pools_changed', { race, changes: 'x' }).event),
+    ).toBeUndefined();
+    const batch = eventEntry('odds.pools_changed', {
+      race,
+      changes: [move(1, 4, 4.2, 5, false), move(3, 10, 7, -30, true)],
+    }).event;
+    expect(
+      (discordPayload(batch) as { embeds: { title: string; description: string }[] }).embeds[0],
+    ).toMatchObject({ title: 'Tote: 1 price changed, 1 significant' });
+    expect(JSON.stringify(slackPayload(batch))).toContain('#3 R3 tote win $10.00 → $7.00 (-30.0%)');
+    expect(JSON.stringify(slackPayload(batch))).not.toContain('#1 R1');
+  });
+
   it('sends significant odds moves only, and degrades odd data to a shorter message', () => {
     const quiet = eventEntry('odds.changed', { significant: false }).event;
     expect(formatBody('slack', quiet)).toBeUndefined();

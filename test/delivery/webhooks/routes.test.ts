@@ -101,6 +101,7 @@ describe('webhook endpoints API', () => {
       'race.dividends',
       'race.abandoned',
       'odds.changed',
+      'odds.pools_changed',
       'odds.plunge',
       'market.big_bet',
     ]);

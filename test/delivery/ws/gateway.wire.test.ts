@@ -23,7 +23,8 @@ describe('WebSocket gateway end to end', () => {
     addRace(h, 'R1');
     await h.publishDoc('R1', raceDoc('R1', 0));
     const c = partner();
-    expect((await c.nextOfType('welcome')).scope).toBe('partner');
+    const welcome = await c.nextOfType('welcome');
+    expect([welcome.scope, welcome.protocol]).toEqual(['partner', 3]);
     c.send({ op: 'subscribe', channel: 'race:R1', reqId: 'a' });
     expect(await c.nextOfType('subscribed')).toEqual({
       type: 'subscribed',
