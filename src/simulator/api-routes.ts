@@ -16,10 +16,10 @@ import type { SimWorld } from './world.js';
 
 export const API_PREFIX = '/affiliates/v1/racing';
 /**
- * Characters of serialised event payloads kept (~200 KB each, so about 40): the count bound it replaces, 150
+ * Bytes of serialised event payloads kept (~200 KB each, so about 40): the count bound it replaces, 150
  * payloads, held 29 MB of the demo's heap (issue 23).
  */
-const EVENT_CACHE_CHARS = 8 * 1024 * 1024;
+const EVENT_CACHE_BYTES = 8 * 1024 * 1024;
 
 interface Deps {
   world: SimWorld;
@@ -32,9 +32,9 @@ interface Deps {
   closing: AbortSignal;
 }
 
-/** Outcome of an operation: a JSON payload (object, or pre-serialised data) or an error. */
+/** Outcome of an operation: a JSON payload (object, or data serialised as UTF-8 once) or an error. */
 type Outcome =
-  | { title: string; params: Record<string, unknown> | undefined; data: Record<string, unknown> | string }
+  | { title: string; params: Record<string, unknown> | undefined; data: Record<string, unknown> | Buffer }
   | { title: string; error: ApiError };
 
 const flag = (q: Query, name: string) => q[name] === 'true' || q[name] === '1';
@@ -47,9 +47,13 @@ const HOST = /^[A-Za-z0-9.:[\]-]{1,100}$/;
 // biome-ignore lint/complexity/noExcessiveLinesPerFunction: a table of routes, each a schema and a short handler: the simulated API's surface read in one place
 export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
   const { world, clock } = deps;
-  // Latest serialised `data` per (race, options, silk base), keyed by what it is a function of.
-  const eventCache = new Map<string, { stamp: string; data: string }>();
-  let eventCacheChars = 0;
+  /**
+   * Latest serialised `data` per (race, options, silk base), keyed by what it is a function of. Kept as UTF-8
+   * bytes: encoding the ~200 KB string again for every response cost as much as building the payload
+   * (docs/benchmarks.md, the soak's CPU per request).
+   */
+  const eventCache = new Map<string, { stamp: string; data: Buffer }>();
+  let eventCacheBytes = 0;
 
   const meetings = (q: Query, fault: ArmedFault | undefined): Outcome => {
     const now = clock.now();
@@ -117,17 +121,17 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
     let entry = eventCache.get(key);
     if (entry?.stamp !== stamp) {
       const data = eventData({ seed: world.seed, race: r, state, t: now, bets, opts, silkBase });
-      entry = { stamp, data: JSON.stringify(data) };
+      entry = { stamp, data: Buffer.from(JSON.stringify(data)) };
       const old = eventCache.get(key);
-      if (old) eventCacheChars -= old.data.length;
+      if (old) eventCacheBytes -= old.data.length;
       eventCache.delete(key);
       eventCache.set(key, entry);
-      eventCacheChars += entry.data.length;
+      eventCacheBytes += entry.data.length;
       // Oldest first; the entry just made stays even if it alone is over the bound.
       for (const [k, e] of eventCache) {
-        if (eventCacheChars <= EVENT_CACHE_CHARS || k === key) break;
+        if (eventCacheBytes <= EVENT_CACHE_BYTES || k === key) break;
         eventCache.delete(k);
-        eventCacheChars -= e.data.length;
+        eventCacheBytes -= e.data.length;
       }
     }
     return {
@@ -184,7 +188,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
       if ('error' in outcome) return sendError(reply, 'official', outcome.error, outcome.title, req.url);
       const header = { title: outcome.title, generated_time: isoNano(clock.now()), url: req.url };
       let body = envelope(header, outcome.params, outcome.data);
-      if (fault) body = applyFault(fault, body);
+      if (fault) body = applyFault(fault, body.toString());
       if (fault?.kind === 'slow') {
         try {
           await delay(fault.delayMs, undefined, { signal: deps.closing });
@@ -225,17 +229,19 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
   });
 }
 
+const CLOSE = Buffer.from('}');
+
 function envelope(
   header: object,
   params: object | undefined,
-  data: Record<string, unknown> | string,
-): string {
-  const head = params === undefined ? '' : `,"params":${JSON.stringify(params)}`;
-  const body = typeof data === 'string' ? data : JSON.stringify(data);
-  return `{"header":${JSON.stringify(header)}${head},"data":${body}}`;
+  data: Record<string, unknown> | Buffer,
+): string | Buffer {
+  const head = `{"header":${JSON.stringify(header)}${params === undefined ? '' : `,"params":${JSON.stringify(params)}`},"data":`;
+  if (Buffer.isBuffer(data)) return Buffer.concat([Buffer.from(head), data, CLOSE]);
+  return `${head}${JSON.stringify(data)}}`;
 }
 
-function send(reply: FastifyReply, status: number, body: string): FastifyReply {
+function send(reply: FastifyReply, status: number, body: string | Buffer): FastifyReply {
   return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
 }
 

@@ -23,7 +23,9 @@ export function createInProcessFetch(
       inFlight++;
       try {
         const res = await sim.app.inject({ method: 'GET', url: u.pathname + u.search });
-        return new Response(res.body, {
+        // The raw bytes, not `res.body`: the string would be encoded again here and decoded by the caller.
+        const raw = res.rawPayload;
+        return new Response(new Uint8Array(raw.buffer as ArrayBuffer, raw.byteOffset, raw.byteLength), {
           status: res.statusCode,
           headers: res.headers as Record<string, string>,
         });
