@@ -24,11 +24,11 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    // Three forks on this 2-core machine: the long e2e suites mostly wait on the wall clock (a nemesis minute, a
-    // full rate window, nodes failing over), so the CPU-bound unit suites use the cores while they wait. Vitest's
-    // default (one fork fewer than the cores) ran everything one file at a time; four put two minute-long
-    // CPU-bound files beside two clusters of child nodes at once and failed all four at load 25.
-    poolOptions: { forks: { maxForks: 3 } },
+    // Two forks, one a core: Vitest's default (one fork fewer than the cores) ran everything one file at a time.
+    // The long e2e suites mostly wait on the wall clock (a nemesis minute, a full rate window, nodes failing
+    // over), so a unit suite uses the cores while one waits. Three and four forks were faster when the machine
+    // was idle but, at load 24, failed minute-long files that two forks pass.
+    poolOptions: { forks: { maxForks: 2 } },
     // The longest files start first (test/support/longest-first.ts), so no minute-long suite starts last.
     sequence: { sequencer: LongestFirst },
     // Both projects run together in one pool of forks (`--project unit` or `--project e2e` runs one).

@@ -8,21 +8,25 @@
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Longest first, as measured in docs/testing.md ("Where the suite's time goes"). */
+/**
+ * Longest first, as measured in docs/testing.md ("Where the suite's time goes"), alternating a suite that mostly
+ * waits (child nodes, redis-servers, wall-clock windows) with a CPU-bound one, so that with two forks one waits
+ * while the other computes.
+ */
 export const LONGEST = [
   'test/cluster/nemesis.e2e.test.ts',
-  'test/cluster/failover.e2e.test.ts',
   'test/embedded/restart-continuity.test.ts',
+  'test/cluster/failover.e2e.test.ts',
   'test/replay/replay-service.test.ts',
   'test/cluster/redis-away.e2e.test.ts',
-  'test/cluster/redis-outage.e2e.test.ts',
   'test/fuzz/fault-fuzz.test.ts',
+  'test/cluster/redis-outage.e2e.test.ts',
+  'test/simulator/event-options.test.ts',
   'test/e2e/board.test.ts',
+  'test/simulator/places-paid.test.ts',
   'test/sdk/package.e2e.test.ts',
   'test/docs/doc-commands.e2e.test.ts',
   'test/cluster/redis-wipe.e2e.test.ts',
-  'test/simulator/event-options.test.ts',
-  'test/simulator/places-paid.test.ts',
 ];
 
 export default class LongestFirst extends BaseSequencer {
