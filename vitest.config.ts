@@ -1,13 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/longest-first.js';
 
 const sdk = (file: string) => fileURLToPath(new URL(`./clients/js/src/${file}`, import.meta.url));
 
 /**
- * Suites that need the machine to themselves (child processes and their start-up times, a browser, redis-servers
- * they restart or kill, real wall-clock polling, multi-megabyte storms): one file at a time, after the rest.
- * Wire suites that share nothing (an in-process server on port 0, memory stores, the manual clock) are named
- * `*.wire.test.ts` instead and run in parallel with the unit suites.
+ * Suites with child processes, a browser, redis-servers of their own that they restart or kill, real wall-clock
+ * polling or multi-megabyte storms. Each keeps to itself (ports from the OS, its own redis-server or key prefix,
+ * temporary directories), so they run beside the unit suites; the project exists so `--project e2e` runs them alone.
  */
 const E2E = ['test/**/*.e2e.test.ts', 'test/e2e/**/*.test.ts'];
 
@@ -24,12 +24,14 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    // Vitest's default is one fork fewer than the cores: on this 2-core machine one fork, so the unit suites
-    // ran one at a time. Two keep both cores busy (many suites also wait on Redis or SQLite); the e2e project
-    // still runs in a single fork.
+    // Two forks, one a core: Vitest's default (one fork fewer than the cores) ran everything one file at a time.
+    // The long e2e suites mostly wait on the wall clock (a nemesis minute, a full rate window, nodes failing
+    // over), so a unit suite uses the cores while one waits. Three and four forks were faster when the machine
+    // was idle but, at load 24, failed minute-long files that two forks pass.
     poolOptions: { forks: { maxForks: 2 } },
-    // `vitest run` runs both, one after the other: the unit suites in parallel, then the e2e suites serially
-    // on a machine they have to themselves (`--project unit` or `--project e2e` runs one).
+    // The longest files start first (test/support/longest-first.ts), so no minute-long suite starts last.
+    sequence: { sequencer: LongestFirst },
+    // Both projects run together in one pool of forks (`--project unit` or `--project e2e` runs one).
     projects: [
       {
         extends: true,
@@ -37,19 +39,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts', 'clients/**/*.test.ts'],
           exclude: [...E2E, '**/node_modules/**'],
-          sequence: { groupOrder: 0 },
         },
       },
-      {
-        extends: true,
-        test: {
-          name: 'e2e',
-          include: E2E,
-          // One fork, one file at a time.
-          poolOptions: { forks: { singleFork: true } },
-          sequence: { groupOrder: 1 },
-        },
-      },
+      { extends: true, test: { name: 'e2e', include: E2E } },
     ],
   },
 });
