@@ -4,8 +4,8 @@
  * trigger fetches.
  */
 import type { SimWorld } from '../src/simulator/index.js';
-import { FINISHED_STATUSES, type RaceWatch } from '../src/watch/race-watch.js';
-import type { Pick, SchedulerInput } from '../src/watch/scheduler.js';
+import type { Pick, SchedulerInput } from '../src/watch/schedule/scheduler.js';
+import { FINISHED_STATUSES, type RaceWatch } from '../src/watch/track/race-watch.js';
 
 const MINUTE = 60_000;
 /** The scraper starts this long before a race's advertised start. */

@@ -23,10 +23,10 @@ import { createSimulator, type SimChange, type SimWorld } from '../src/simulator
 import { createMemoryEventLog } from '../src/store/index.js';
 import { createRacingClient } from '../src/upstream/client.js';
 import { createRateLimiter } from '../src/upstream/rate-limiter.js';
-import { DEFAULT_SETTINGS } from '../src/watch/poll-policy.js';
-import { createPoller, type RaceSource } from '../src/watch/poller.js';
-import { createRacePipeline } from '../src/watch/race-pipeline.js';
-import { type Pick, pickNext, type SchedulerInput } from '../src/watch/scheduler.js';
+import { createPoller, type RaceSource } from '../src/watch/fetch/poller.js';
+import { DEFAULT_SETTINGS } from '../src/watch/schedule/poll-policy.js';
+import { type Pick, pickNext, type SchedulerInput } from '../src/watch/schedule/scheduler.js';
+import { createRacePipeline } from '../src/watch/track/race-pipeline.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
 import {
   arg,

@@ -13,12 +13,12 @@ import fjp from 'fast-json-patch';
 import type { Clock } from '../src/clock.js';
 import { createSimulator } from '../src/simulator/index.js';
 import { eventResponseSchema } from '../src/upstream/schemas.js';
-import { detectEvents } from '../src/watch/detect.js';
-import { favouriteOf } from '../src/watch/detect-odds.js';
-import { diffDocuments, shouldSnapshot } from '../src/watch/diff.js';
-import { DEFAULT_MARKET_THRESHOLDS } from '../src/watch/market-thresholds.js';
-import { EMPTY_MONEY } from '../src/watch/money-flow.js';
-import { assessPayload, normaliseEvent, type RaceDocument } from '../src/watch/normalise.js';
+import { detectEvents } from '../src/watch/detect/detect.js';
+import { favouriteOf } from '../src/watch/detect/detect-odds.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../src/watch/detect/market-thresholds.js';
+import { EMPTY_MONEY } from '../src/watch/detect/money-flow.js';
+import { diffDocuments, shouldSnapshot } from '../src/watch/track/diff.js';
+import { assessPayload, normaliseEvent, type RaceDocument } from '../src/watch/track/normalise.js';
 
 const RACES = Number(process.argv[2] ?? 40);
 const DAY = '2026-11-22';

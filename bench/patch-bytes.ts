@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { arch, cpus, platform, release } from 'node:os';
 import fjp from 'fast-json-patch';
 import { eventResponseSchema } from '../src/upstream/schemas.js';
-import { diffDocuments } from '../src/watch/diff.js';
-import { normaliseEvent } from '../src/watch/normalise.js';
+import { diffDocuments } from '../src/watch/track/diff.js';
+import { normaliseEvent } from '../src/watch/track/normalise.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: scripted edits on a loose payload
 type Loose = any;

@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { createSqliteEventLog, openDatabase } from '../src/store/index.js';
 import { dataDigest } from '../src/upstream/data-digest.js';
 import { eventResponseSchema } from '../src/upstream/schemas.js';
-import { detectEvents } from '../src/watch/detect.js';
-import { diffDocuments, shouldSnapshot } from '../src/watch/diff.js';
-import { assessPayload, normaliseEvent, type RaceDocument } from '../src/watch/normalise.js';
-import { resumedState, trackRace } from '../src/watch/track-race.js';
+import { detectEvents } from '../src/watch/detect/detect.js';
+import { diffDocuments, shouldSnapshot } from '../src/watch/track/diff.js';
+import { assessPayload, normaliseEvent, type RaceDocument } from '../src/watch/track/normalise.js';
+import { resumedState, trackRace } from '../src/watch/track/track-race.js';
 
 const ITERATIONS = Number(process.argv[2] ?? 2000);
 const WARMUP = 300;

@@ -12,17 +12,17 @@
 import type { Clock } from '../src/clock.js';
 import { SimWorld } from '../src/simulator/index.js';
 import type { Meeting } from '../src/upstream/schemas.js';
-import { applyMeetings } from '../src/watch/discovery.js';
+import { applyMeetings } from '../src/watch/schedule/discovery.js';
 import {
   AHEAD_INTERVAL_MS,
   currentWindows,
   type DayWindow,
   dayCadence,
   windowDueAt,
-} from '../src/watch/discovery-windows.js';
-import { DEFAULT_SETTINGS } from '../src/watch/poll-policy.js';
-import { FINISHED_STATUSES, type RaceWatch } from '../src/watch/race-watch.js';
-import { type Pick, pickNext, type SchedulerInput, usesTurn } from '../src/watch/scheduler.js';
+} from '../src/watch/schedule/discovery-windows.js';
+import { DEFAULT_SETTINGS } from '../src/watch/schedule/poll-policy.js';
+import { type Pick, pickNext, type SchedulerInput, usesTurn } from '../src/watch/schedule/scheduler.js';
+import { FINISHED_STATUSES, type RaceWatch } from '../src/watch/track/race-watch.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
 import {
   arg,

@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import type { PoolsChangedData } from '@racewire/client/protocol';
 import { poolPrices, toteTick } from '../src/simulator/tote.js';
 import { eventResponseSchema } from '../src/upstream/schemas.js';
-import { raceContext } from '../src/watch/detect-context.js';
-import { detectOddsChanges } from '../src/watch/detect-odds.js';
-import { normaliseEvent } from '../src/watch/normalise.js';
+import { raceContext } from '../src/watch/detect/detect-context.js';
+import { detectOddsChanges } from '../src/watch/detect/detect-odds.js';
+import { normaliseEvent } from '../src/watch/track/normalise.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: scripted edits on a loose payload
 type Loose = any;

@@ -7,7 +7,7 @@
  */
 import type { LogEntry } from '../src/events/envelope.js';
 import { openSqliteEventLog } from '../src/store/index.js';
-import { STATUS_RANK } from '../src/watch/trust.js';
+import { STATUS_RANK } from '../src/watch/track/trust.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: event data of every type
 type Loose = Record<string, any>;

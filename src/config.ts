@@ -7,8 +7,8 @@
 
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import { MARKET_OPTIONS, type MarketOption } from './watch/market-data.js';
-import { parseMarketThresholds } from './watch/market-thresholds.js';
+import { parseMarketThresholds } from './watch/detect/market-thresholds.js';
+import { MARKET_OPTIONS, type MarketOption } from './watch/fetch/market-data.js';
 
 /** A setting's schema and, for the fix in an error message, what a good value looks like. */
 interface Spec<S extends z.ZodType = z.ZodType> {

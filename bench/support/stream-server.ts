@@ -18,7 +18,7 @@ import { entryOutgoing } from '../../src/delivery/core/entry-messages.js';
 import { joined } from '../../src/delivery/core/outgoing.js';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
-import { diffDocuments } from '../../src/watch/diff.js';
+import { diffDocuments } from '../../src/watch/track/diff.js';
 import { realDoc } from '../../test/delivery/support/real-doc.js';
 import { unboundedGateway } from '../unbounded-gateway.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { RaceEvent } from '@racewire/client';
 import { describe, expect, it } from 'vitest';
 import { eventResponseSchema } from '../../src/upstream/schemas.js';
-import { normaliseEvent } from '../../src/watch/normalise.js';
+import { normaliseEvent } from '../../src/watch/track/normalise.js';
 import { bet } from '../../test/watch/market-support.js';
 import { marketModel, moveOf } from './market-model.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { formatDividendLine } from '@racewire/client/dividends';
 import { describe, expect, it } from 'vitest';
 import { eventResponseSchema } from '../../src/upstream/schemas.js';
-import { normaliseEvent } from '../../src/watch/normalise.js';
+import { normaliseEvent } from '../../src/watch/track/normalise.js';
 import { oddsMoves, raceModel, riderLabel } from './race-model.js';
 
 const payload = eventResponseSchema.parse(

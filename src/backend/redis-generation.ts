@@ -16,7 +16,7 @@ import type { DataLoss } from '@racewire/client/protocol';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { redisCall } from '../store/redis/errors.js';
+import { redisCall } from '../redis/errors.js';
 
 /** A wire type of /v1/ops: the SDK declares it. */
 export type { DataLoss };

@@ -10,8 +10,8 @@
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
-import { redisCall } from '../store/redis/errors.js';
-import type { RaceView } from '../watch/poller.js';
+import { redisCall } from '../redis/errors.js';
+import type { RaceView } from '../watch/fetch/poller.js';
 
 export interface Freshness {
   leader: string;

@@ -13,8 +13,8 @@
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
-import { redisCall } from '../store/redis/errors.js';
-import { defineScript } from '../store/redis/script.js';
+import { redisCall } from '../redis/errors.js';
+import { defineScript } from '../redis/script.js';
 import { type Lease, type LeaseTrust, runLease } from './lease-loop.js';
 
 export type { Lease, LeaseTrust } from './lease-loop.js';

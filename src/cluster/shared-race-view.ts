@@ -7,9 +7,9 @@ import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
 import type { EventLog } from '../store/ports.js';
 import type { Meeting } from '../upstream/schemas.js';
-import { applyMeetings } from '../watch/discovery.js';
-import type { RaceView } from '../watch/poller.js';
-import type { RaceWatch } from '../watch/race-watch.js';
+import type { RaceView } from '../watch/fetch/poller.js';
+import { applyMeetings } from '../watch/schedule/discovery.js';
+import type { RaceWatch } from '../watch/track/race-watch.js';
 import type { Freshness } from './cluster-state.js';
 
 export interface SharedRaceView extends RaceView {

@@ -8,9 +8,9 @@ import type { Config } from '../config.js';
 import { countDroppedRows, type Metrics } from '../http/metrics.js';
 import type { Logger } from '../logger.js';
 import type { RacingClient } from '../upstream/client.js';
-import { marketEventOptions } from '../watch/market-data.js';
-import type { FreshnessSettings } from '../watch/poll-policy.js';
+import { marketEventOptions } from '../watch/fetch/market-data.js';
 import { createPollingRole, type PollingRole } from '../watch/polling-role.js';
+import type { FreshnessSettings } from '../watch/schedule/poll-policy.js';
 
 /** The budget's slices for scratchings (SCHEDULER_*): the scheduler spends by them, the ops view shows them. */
 export const freshnessSettings = (config: Config): FreshnessSettings => ({

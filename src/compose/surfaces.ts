@@ -17,7 +17,7 @@ import { buildApp } from '../http/app.js';
 import { type AuthFailures, createAuthFailures } from '../http/auth-failures.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Logger } from '../logger.js';
-import type { RaceView } from '../watch/poller.js';
+import type { RaceView } from '../watch/fetch/poller.js';
 
 export interface Surfaces {
   app: FastifyInstance;

@@ -23,7 +23,7 @@ import { processUsage } from '../http/process-usage.js';
 import { registerRaceRoutes } from '../http/race-routes.js';
 import { createRecentEvents } from '../http/recent-events.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
-import type { RaceView } from '../watch/poller.js';
+import type { RaceView } from '../watch/fetch/poller.js';
 import type { PollingRole } from '../watch/polling-role.js';
 import { freshnessSettings } from './polling.js';
 import type { Surfaces } from './surfaces.js';

@@ -6,8 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
-import type { DiscoveryStatus } from '../watch/discovery-windows.js';
-import type { RaceView } from '../watch/poller.js';
+import type { RaceView } from '../watch/fetch/poller.js';
+import type { DiscoveryStatus } from '../watch/schedule/discovery-windows.js';
 import { type ReadinessCheck, trackReadiness } from './readiness-state.js';
 
 const checkResult = {

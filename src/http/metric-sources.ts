@@ -3,9 +3,9 @@
 import type { NodeStatus } from '@racewire/client/protocol';
 import type { Bus } from '../bus/bus.js';
 import type { Clock } from '../clock.js';
-import type { DiscoveryStatus } from '../watch/discovery-windows.js';
-import type { RaceView } from '../watch/poller.js';
-import type { RaceWatch } from '../watch/race-watch.js';
+import type { RaceView } from '../watch/fetch/poller.js';
+import type { DiscoveryStatus } from '../watch/schedule/discovery-windows.js';
+import type { RaceWatch } from '../watch/track/race-watch.js';
 import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
 import type { Metrics } from './metrics.js';
 

@@ -2,10 +2,10 @@
 import type { NodeStatus, OpsSummary } from '@racewire/client/protocol';
 import type { Clock } from '../clock.js';
 import type { RateLimiter } from '../upstream/rate-limiter.js';
-import { planBudget } from '../watch/budget-plan.js';
-import type { DiscoveryStatus } from '../watch/discovery-windows.js';
-import { type FreshnessSettings, pollPolicy } from '../watch/poll-policy.js';
-import type { RaceView, SliceCounts } from '../watch/poller.js';
+import type { RaceView, SliceCounts } from '../watch/fetch/poller.js';
+import { planBudget } from '../watch/schedule/budget-plan.js';
+import type { DiscoveryStatus } from '../watch/schedule/discovery-windows.js';
+import { type FreshnessSettings, pollPolicy } from '../watch/schedule/poll-policy.js';
 import { FIGURE_DEADLINE_MS, lastKnown } from './deadline.js';
 import type { ProcessUsage } from './process-usage.js';
 

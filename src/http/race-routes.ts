@@ -7,8 +7,8 @@ import type { OpsSummary, OpsView } from '@racewire/client/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Upstream } from '../embedded/upstream.js';
 import type { EventLog } from '../store/ports.js';
-import type { RaceView } from '../watch/poller.js';
-import type { RaceWatch } from '../watch/race-watch.js';
+import type { RaceView } from '../watch/fetch/poller.js';
+import type { RaceWatch } from '../watch/track/race-watch.js';
 import { errorSchema } from './errors.js';
 import type { RecentEvents } from './recent-events.js';
 

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
-import { redisCall } from '../store/redis/errors.js';
-import { defineScript } from '../store/redis/script.js';
+import { redisCall } from '../redis/errors.js';
+import { defineScript } from '../redis/script.js';
 import type { Admission } from './rate-limiter.js';
 import { RATE_WINDOW_MS, type RateWindow, WINDOW_MARGIN_MS, waitForSlot } from './rate-window.js';
 

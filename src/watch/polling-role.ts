@@ -10,17 +10,21 @@ import type { Logger } from '../logger.js';
 import type { EventLog } from '../store/ports.js';
 import type { EventOptions } from '../upstream/client.js';
 import type { DroppedRow } from '../upstream/schemas.js';
-import type { MarketThresholds } from './market-thresholds.js';
-import { createMeetingPipeline } from './meeting-pipeline.js';
-import type { DiscoveryAlarm } from './meetings-pager.js';
-import type { FreshnessSettings } from './poll-policy.js';
-import { createPoller, type Poller, type RaceSource } from './poller.js';
-import { createRacePipeline } from './race-pipeline.js';
-import type { RaceStateLimits } from './race-states.js';
-import type { RaceWatch } from './race-watch.js';
-import { pickNext } from './scheduler.js';
-import type { RaceOutcome } from './track-race.js';
-import { type ConditionalEventSource, createUnchangedSkip, type UnchangedSkip } from './unchanged-skip.js';
+import type { MarketThresholds } from './detect/market-thresholds.js';
+import type { DiscoveryAlarm } from './fetch/meetings-pager.js';
+import { createPoller, type Poller, type RaceSource } from './fetch/poller.js';
+import {
+  type ConditionalEventSource,
+  createUnchangedSkip,
+  type UnchangedSkip,
+} from './fetch/unchanged-skip.js';
+import type { FreshnessSettings } from './schedule/poll-policy.js';
+import { pickNext } from './schedule/scheduler.js';
+import { createMeetingPipeline } from './track/meeting-pipeline.js';
+import { createRacePipeline } from './track/race-pipeline.js';
+import type { RaceStateLimits } from './track/race-states.js';
+import type { RaceWatch } from './track/race-watch.js';
+import type { RaceOutcome } from './track/track-race.js';
 
 export interface PollingRoleDeps {
   /** With `eventIfChanged` (the racing client), payloads whose data did not change are not processed. */

@@ -1,6 +1,6 @@
 /**
  * Every file of the repository that the docs name by its path exists: a doc that sends a reader to
- * `src/watch/scheduler.ts` after the file moved is a broken promise. Paths are the backticked or plain
+ * `src/watch/schedule/scheduler.ts` after the file moved is a broken promise. Paths are the backticked or plain
  * mentions that start at a top-level folder and end in a file extension; a line number after a colon is
  * ignored.
  */
@@ -25,8 +25,8 @@ function namedPaths(markdown: string): string[] {
 describe('paths named in the docs', () => {
   it('finds the paths a line names', () => {
     expect(
-      namedPaths('see `src/watch/scheduler.ts:74` and test/cluster/nemesis/run.ts, not xsrc/a.ts'),
-    ).toEqual(['src/watch/scheduler.ts', 'test/cluster/nemesis/run.ts']);
+      namedPaths('see `src/watch/schedule/scheduler.ts:74` and test/cluster/nemesis/run.ts, not xsrc/a.ts'),
+    ).toEqual(['src/watch/schedule/scheduler.ts', 'test/cluster/nemesis/run.ts']);
   });
 
   it.each(DOCS)('%s names only files that exist', (doc) => {

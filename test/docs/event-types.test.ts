@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { EVENT_TYPES } from '@racewire/client/protocol';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/detect/market-thresholds.js';
 
 const doc = readFileSync(new URL('../../docs/events.md', import.meta.url), 'utf8');
 const headings = doc.split('\n').filter((l) => l.startsWith('### '));

@@ -12,11 +12,11 @@
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
 import type { NewEntry } from '../../src/events/envelope.js';
 import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
-import { favouriteOf } from '../../src/watch/detect-odds.js';
-import { protestStatus } from '../../src/watch/detect-race.js';
-import { normaliseEvent, type RaceDocument } from '../../src/watch/normalise.js';
-import { type RaceState, resumedState, trackRace } from '../../src/watch/track-race.js';
-import type { TrustOptions } from '../../src/watch/trust.js';
+import { favouriteOf } from '../../src/watch/detect/detect-odds.js';
+import { protestStatus } from '../../src/watch/detect/detect-race.js';
+import { normaliseEvent, type RaceDocument } from '../../src/watch/track/normalise.js';
+import { type RaceState, resumedState, trackRace } from '../../src/watch/track/track-race.js';
+import type { TrustOptions } from '../../src/watch/track/trust.js';
 import { EXTRA_POOLS } from '../watch/real-variants.js';
 import { type Loose, openPayload, RACE_ID, realPayload } from '../watch/support.js';
 import {

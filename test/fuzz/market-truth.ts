@@ -14,10 +14,10 @@
 
 import { readFileSync } from 'node:fs';
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
-import { entrantIdOf } from '../../src/watch/detect-context.js';
-import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
-import { moneyShares } from '../../src/watch/money-flow.js';
-import type { RaceDocument } from '../../src/watch/normalise.js';
+import { entrantIdOf } from '../../src/watch/detect/detect-context.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/detect/market-thresholds.js';
+import { moneyShares } from '../../src/watch/detect/money-flow.js';
+import type { RaceDocument } from '../../src/watch/track/normalise.js';
 import { BIG_BETS } from '../watch/real-variants.js';
 import type { Loose } from '../watch/support.js';
 

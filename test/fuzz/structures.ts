@@ -2,7 +2,7 @@
  * The real structures of issue 22 a fuzz payload can carry, and which of them one payload holds: the fuzz
  * counts the payloads it served with each, so a run says what it exercised (0 is printed too).
  */
-import { protestStatus } from '../../src/watch/detect-race.js';
+import { protestStatus } from '../../src/watch/detect/detect-race.js';
 import type { Loose } from '../watch/support.js';
 
 const ids = (list: unknown): Set<string> =>

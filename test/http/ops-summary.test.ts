@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
 import { opsSummary } from '../../src/http/ops-summary.js';
 import type { RateLimiterStats } from '../../src/upstream/rate-limiter.js';
-import { planBudget } from '../../src/watch/budget-plan.js';
-import type { DiscoveryStatus } from '../../src/watch/discovery-windows.js';
-import { pollPolicy } from '../../src/watch/poll-policy.js';
-import type { RaceWatch } from '../../src/watch/race-watch.js';
+import { planBudget } from '../../src/watch/schedule/budget-plan.js';
+import type { DiscoveryStatus } from '../../src/watch/schedule/discovery-windows.js';
+import { pollPolicy } from '../../src/watch/schedule/poll-policy.js';
+import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 import { watchedRace } from '../support/race-watch.js';
 
 const NOW = Date.parse('2026-11-25T08:00:00Z');

@@ -18,8 +18,8 @@ import { createSimulator } from '../../src/simulator/index.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { createPoller } from '../../src/watch/poller.js';
-import { FINISHED_STATUSES } from '../../src/watch/race-watch.js';
+import { createPoller } from '../../src/watch/fetch/poller.js';
+import { FINISHED_STATUSES } from '../../src/watch/track/race-watch.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

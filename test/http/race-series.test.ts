@@ -9,7 +9,7 @@ import { createMemoryBus } from '../../src/bus/bus.js';
 import { createManualClock } from '../../src/clock.js';
 import { bindMetricSources } from '../../src/http/metric-sources.js';
 import { createMetrics } from '../../src/http/metrics.js';
-import type { RaceWatch } from '../../src/watch/race-watch.js';
+import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 import { watchedRace } from '../support/race-watch.js';
 
 const DAY_START = Date.parse('2026-11-26T00:00:00Z');

@@ -11,7 +11,7 @@ import { createSimulator, type Simulator } from '../../src/simulator/index.js';
 import { EMERGENCY_DEADLINE, marketStory } from '../../src/simulator/market.js';
 import type { RaceStatic } from '../../src/simulator/model.js';
 import { eventResponseSchema } from '../../src/upstream/schemas.js';
-import { type RaceState, trackRace } from '../../src/watch/track-race.js';
+import { type RaceState, trackRace } from '../../src/watch/track/track-race.js';
 import { API, DAY, settableClock } from './support.js';
 
 type Rec = Record<string, unknown>;

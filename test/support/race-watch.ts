@@ -1,5 +1,5 @@
 /** A race as the poller watches it: an Open thoroughbred race with nothing fetched yet, for scheduler tests. */
-import type { RaceWatch } from '../../src/watch/race-watch.js';
+import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 
 export function watchedRace(
   fields: Pick<RaceWatch, 'raceId' | 'startTime' | 'discoveredAt'> & Partial<RaceWatch>,

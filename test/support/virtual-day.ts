@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Meeting, meetingsResponseSchema } from '../../src/upstream/schemas.js';
-import { applyMeetings } from '../../src/watch/discovery.js';
-import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from '../../src/watch/race-watch.js';
-import { pickNext, usesTurn } from '../../src/watch/scheduler.js';
+import { applyMeetings } from '../../src/watch/schedule/discovery.js';
+import { pickNext, usesTurn } from '../../src/watch/schedule/scheduler.js';
+import { type DividendStage, FINISHED_STATUSES, type RaceWatch } from '../../src/watch/track/race-watch.js';
 
 export function loadTimetable(): Meeting[] {
   const raw = JSON.parse(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { NEAR_JUMP_MS, planBudget } from '../../src/watch/budget-plan.js';
-import { pollPolicy } from '../../src/watch/poll-policy.js';
-import type { RaceWatch } from '../../src/watch/race-watch.js';
-import { pickNext } from '../../src/watch/scheduler.js';
+import { NEAR_JUMP_MS, planBudget } from '../../src/watch/schedule/budget-plan.js';
+import { pollPolicy } from '../../src/watch/schedule/poll-policy.js';
+import { pickNext } from '../../src/watch/schedule/scheduler.js';
+import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 import { watchedRace } from '../support/race-watch.js';
 
 const S = 1000;

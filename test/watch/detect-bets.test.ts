@@ -7,10 +7,10 @@ import type { BigBetData, RaceContext } from '@racewire/client/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventResponseSchema } from '../../src/upstream/schemas.js';
-import { detectBigBets } from '../../src/watch/detect-bets.js';
-import { entrantIdOf } from '../../src/watch/detect-context.js';
-import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
-import type { RaceDocument } from '../../src/watch/normalise.js';
+import { detectBigBets } from '../../src/watch/detect/detect-bets.js';
+import { entrantIdOf } from '../../src/watch/detect/detect-context.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/detect/market-thresholds.js';
+import type { RaceDocument } from '../../src/watch/track/normalise.js';
 import { BIG_BETS, openWithBets } from './real-variants.js';
 import { change, type Loose, realPayload } from './support.js';
 

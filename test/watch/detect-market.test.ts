@@ -6,7 +6,7 @@ import type { RaceContext, RunnerRef } from '@racewire/client/protocol';
 import { describe, expect, it } from 'vitest';
 import { redactValue } from '../../src/delivery/core/redact.js';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
-import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/detect/market-thresholds.js';
 import { bet, marketSteps, openPayload, withFlucs } from './market-support.js';
 import { openOutsideField } from './real-variants.js';
 import { change, type Loose, MEETING_ID, RACE_ID, runner } from './support.js';

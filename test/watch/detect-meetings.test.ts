@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Meeting } from '../../src/upstream/schemas.js';
-import { detectMeetingChanges } from '../../src/watch/detect-meetings.js';
+import { detectMeetingChanges } from '../../src/watch/detect/detect-meetings.js';
 
 const race = (n: number, status = 'Open') => ({
   id: `race-${n}`,

@@ -7,9 +7,9 @@
 import type { DetectedRaceEvent, PoolsChangedData } from '@racewire/client/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { raceContext, runnersOf } from '../../src/watch/detect-context.js';
-import { detectOddsChanges } from '../../src/watch/detect-odds.js';
-import { normaliseEvent, type RaceDocument } from '../../src/watch/normalise.js';
+import { raceContext, runnersOf } from '../../src/watch/detect/detect-context.js';
+import { detectOddsChanges } from '../../src/watch/detect/detect-odds.js';
+import { normaliseEvent, type RaceDocument } from '../../src/watch/track/normalise.js';
 import { mutate, mutationArb } from './mutations.js';
 import { change, type Loose, openPayload } from './support.js';
 

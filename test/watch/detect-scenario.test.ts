@@ -7,7 +7,7 @@ import type { DividendRow, Placing, RaceContext, RunnerRef } from '@racewire/cli
 import { describe, expect, it } from 'vitest';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { type RaceDocument, resumedState, trackRace } from '../../src/watch/track-race.js';
+import { type RaceDocument, resumedState, trackRace } from '../../src/watch/track/track-race.js';
 import {
   ADVERTISED,
   change,

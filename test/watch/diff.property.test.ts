@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import fjp from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import { diffDocuments, shouldSnapshot } from '../../src/watch/diff.js';
-import { normaliseEvent, toJsonValue } from '../../src/watch/normalise.js';
+import { diffDocuments, shouldSnapshot } from '../../src/watch/track/diff.js';
+import { normaliseEvent, toJsonValue } from '../../src/watch/track/normalise.js';
 import { mutate, mutationArb } from './mutations.js';
 import { change, realPayload } from './support.js';
 

@@ -9,8 +9,8 @@ import { createManualClock } from '../../src/clock.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse, Meeting } from '../../src/upstream/schemas.js';
-import { createPoller, type PollerDeps } from '../../src/watch/poller.js';
-import type { Pick, SchedulerInput } from '../../src/watch/scheduler.js';
+import { createPoller, type PollerDeps } from '../../src/watch/fetch/poller.js';
+import type { Pick, SchedulerInput } from '../../src/watch/schedule/scheduler.js';
 import { createPagingUpstream, realDay } from './paging-upstream.js';
 
 const T = Date.parse('2025-11-22T12:00:00Z');

@@ -11,9 +11,9 @@ import { createSimulator } from '../../src/simulator/index.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { windowDates } from '../../src/watch/discovery-windows.js';
-import { createPoller } from '../../src/watch/poller.js';
-import type { Pick, SchedulerInput } from '../../src/watch/scheduler.js';
+import { createPoller } from '../../src/watch/fetch/poller.js';
+import { windowDates } from '../../src/watch/schedule/discovery-windows.js';
+import type { Pick, SchedulerInput } from '../../src/watch/schedule/scheduler.js';
 
 const discoveryOnly = (input: SchedulerInput): Pick =>
   !input.discoveryInFlight && input.now >= input.discoveryDueAt

@@ -1,5 +1,5 @@
 /**
- * Discovery's status (src/watch/discovery-windows.ts `discoveryStatus`, /readyz's `discovery` check) through
+ * Discovery's status (src/watch/schedule/discovery-windows.ts `discoveryStatus`, /readyz's `discovery` check) through
  * the poller against the simulator in-process on a manual clock: a listing of another day fails its day with
  * a code and a message until a later refresh lists it; an ignored offset keeps what was read and raises an
  * alarm.
@@ -14,9 +14,9 @@ import { createSimulator, type Simulator } from '../../src/simulator/index.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import type { DiscoveryAlarm } from '../../src/watch/meetings-pager.js';
-import { createPoller } from '../../src/watch/poller.js';
-import type { Pick, SchedulerInput } from '../../src/watch/scheduler.js';
+import type { DiscoveryAlarm } from '../../src/watch/fetch/meetings-pager.js';
+import { createPoller } from '../../src/watch/fetch/poller.js';
+import type { Pick, SchedulerInput } from '../../src/watch/schedule/scheduler.js';
 
 const NOW = Date.parse('2026-11-22T09:00:00Z');
 const DAYS = ['2026-11-21', '2026-11-22', '2026-11-23'];

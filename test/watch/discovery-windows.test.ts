@@ -6,8 +6,8 @@ import {
   dayCadence,
   windowDates,
   windowDueAt,
-} from '../../src/watch/discovery-windows.js';
-import type { RaceWatch } from '../../src/watch/race-watch.js';
+} from '../../src/watch/schedule/discovery-windows.js';
+import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 
 const NOW = Date.parse('2025-11-22T12:00:00Z');
 const MIN = 60_000;

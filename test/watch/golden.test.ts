@@ -14,9 +14,9 @@ import {
   eventResponseSchema,
   meetingsResponseSchema,
 } from '../../src/upstream/schemas.js';
-import { detectMeetingChanges } from '../../src/watch/detect-meetings.js';
-import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
-import { type RaceState, trackRace } from '../../src/watch/track-race.js';
+import { detectMeetingChanges } from '../../src/watch/detect/detect-meetings.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/detect/market-thresholds.js';
+import { type RaceState, trackRace } from '../../src/watch/track/track-race.js';
 import {
   asRace,
   deadHeat,

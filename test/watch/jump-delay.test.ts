@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { JUMP_DELAYS_S, remainingJumpDelays } from '../../src/watch/jump-delay.js';
+import { JUMP_DELAYS_S, remainingJumpDelays } from '../../src/watch/schedule/jump-delay.js';
 
 const load = (name: string) =>
   JSON.parse(readFileSync(new URL(`../fixtures/real/${name}`, import.meta.url), 'utf8'));

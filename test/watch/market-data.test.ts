@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
 import type { EventOptions } from '../../src/upstream/client.js';
 import type { EventResponse, MeetingsResponse } from '../../src/upstream/schemas.js';
-import { marketEventOptions } from '../../src/watch/market-data.js';
-import { createPoller } from '../../src/watch/poller.js';
-import type { RaceWatch } from '../../src/watch/race-watch.js';
+import { marketEventOptions } from '../../src/watch/fetch/market-data.js';
+import { createPoller } from '../../src/watch/fetch/poller.js';
+import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 
 const T0 = Date.parse('2025-07-17T00:00:00Z');
 const START = T0 + 5 * 60_000;

@@ -1,8 +1,11 @@
 /** Market data on the real Awapuni R1 payload: bets in the official Bet shape, flucs, and a step helper. */
 import { type DetectedRaceEvent, MARKET_EVENT_TYPES } from '@racewire/client/protocol';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { DEFAULT_MARKET_THRESHOLDS, type MarketThresholds } from '../../src/watch/market-thresholds.js';
-import { type RaceState, trackRace } from '../../src/watch/track-race.js';
+import {
+  DEFAULT_MARKET_THRESHOLDS,
+  type MarketThresholds,
+} from '../../src/watch/detect/market-thresholds.js';
+import { type RaceState, trackRace } from '../../src/watch/track/track-race.js';
 import { type Loose, openPayload, realPayload, runner } from './support.js';
 
 const uuidBytes = (id: string) =>

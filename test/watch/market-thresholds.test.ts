@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/detect/market-thresholds.js';
 import { configProblems } from '../support/config-problems.js';
 
 describe('market settings', () => {

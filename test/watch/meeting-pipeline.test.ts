@@ -4,7 +4,7 @@ import { createManualClock } from '../../src/clock.js';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog } from '../../src/store/index.js';
 import type { Meeting } from '../../src/upstream/schemas.js';
-import { createMeetingPipeline } from '../../src/watch/meeting-pipeline.js';
+import { createMeetingPipeline } from '../../src/watch/track/meeting-pipeline.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: reading event payloads loosely
 type Loose = any;

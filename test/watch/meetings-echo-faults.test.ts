@@ -1,7 +1,7 @@
 /**
  * The /meetings echo cases against the simulator, one fault each, through the real client in-process on a
  * manual clock: an echo leaving members out, a clamped limit, an ignored offset, dates echoed in another
- * zone, and a response of another day (src/upstream/echo.ts, src/watch/meetings-pager.ts).
+ * zone, and a response of another day (src/upstream/echo.ts, src/watch/fetch/meetings-pager.ts).
  */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { createSimulator, type Simulator } from '../../src/simulator/index.js';
 import { CLAMPED_LIMIT } from '../../src/simulator/meetings-query.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
-import { type DiscoveryAlarm, meetingPages, WrongDayError } from '../../src/watch/meetings-pager.js';
+import { type DiscoveryAlarm, meetingPages, WrongDayError } from '../../src/watch/fetch/meetings-pager.js';
 
 const NOW = Date.parse('2026-11-22T09:00:00Z');
 const TODAY = '2026-11-22';

@@ -6,7 +6,7 @@ import {
   meetingPages,
   TooManyPagesError,
   WrongDayError,
-} from '../../src/watch/meetings-pager.js';
+} from '../../src/watch/fetch/meetings-pager.js';
 
 const DATE = '2025-11-22';
 

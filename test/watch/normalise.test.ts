@@ -5,7 +5,7 @@ import {
   keyBy,
   normaliseEvent,
   toJsonValue,
-} from '../../src/watch/normalise.js';
+} from '../../src/watch/track/normalise.js';
 import { change, type Loose, RACE_ID, realPayload, runner } from './support.js';
 
 const sortedJson = (items: unknown[]) => items.map((x) => JSON.stringify(x)).sort();

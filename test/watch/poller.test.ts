@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../src/clock.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse, MeetingsResponse } from '../../src/upstream/schemas.js';
-import { createPoller, type PollerDeps, type RaceSource } from '../../src/watch/poller.js';
+import { createPoller, type PollerDeps, type RaceSource } from '../../src/watch/fetch/poller.js';
 
 const T0 = Date.parse('2025-07-17T00:00:00Z');
 const meetings = (): MeetingsResponse => ({

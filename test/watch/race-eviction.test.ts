@@ -5,9 +5,14 @@ import { createManualClock } from '../../src/clock.js';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog } from '../../src/store/index.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { createRacePipeline } from '../../src/watch/race-pipeline.js';
-import { createRaceStates, isSettled, SETTLED_GRACE_MS, stateBytes } from '../../src/watch/race-states.js';
-import { resumedState } from '../../src/watch/track-race.js';
+import { createRacePipeline } from '../../src/watch/track/race-pipeline.js';
+import {
+  createRaceStates,
+  isSettled,
+  SETTLED_GRACE_MS,
+  stateBytes,
+} from '../../src/watch/track/race-states.js';
+import { resumedState } from '../../src/watch/track/track-race.js';
 import { change, type Loose, openPayload, RACE_ID, realPayload, runner } from './support.js';
 
 const logger = pino({ level: 'silent' });

@@ -8,7 +8,7 @@ import { createManualClock } from '../../src/clock.js';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog, openSqliteEventLog } from '../../src/store/index.js';
 import { type EventResponse, eventResponseSchema } from '../../src/upstream/schemas.js';
-import { createRacePipeline } from '../../src/watch/race-pipeline.js';
+import { createRacePipeline } from '../../src/watch/track/race-pipeline.js';
 import { captureLogs } from '../support/log-capture.js';
 import { change, type Loose, openPayload, RACE_ID, runner } from './support.js';
 

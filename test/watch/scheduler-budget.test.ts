@@ -12,7 +12,7 @@ import { createSimulator } from '../../src/simulator/index.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { createPoller } from '../../src/watch/poller.js';
+import { createPoller } from '../../src/watch/fetch/poller.js';
 
 const MIN = 60_000;
 const FROM = Date.parse('2026-11-19T17:30:00Z');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { applyMeetings } from '../../src/watch/discovery.js';
-import { DEFAULT_SETTINGS, type FreshnessSettings } from '../../src/watch/poll-policy.js';
-import type { RaceWatch } from '../../src/watch/race-watch.js';
-import { isShareTurn, pickNext, usesTurn } from '../../src/watch/scheduler.js';
+import { applyMeetings } from '../../src/watch/schedule/discovery.js';
+import { DEFAULT_SETTINGS, type FreshnessSettings } from '../../src/watch/schedule/poll-policy.js';
+import { isShareTurn, pickNext, usesTurn } from '../../src/watch/schedule/scheduler.js';
+import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 import { dividendsFinalAt, loadTimetable, modelStatus, runVirtualDay } from '../support/virtual-day.js';
 
 const MIN = 60_000;

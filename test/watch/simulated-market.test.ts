@@ -12,9 +12,9 @@ import { createInProcessFetch } from '../../src/simulator/in-process-fetch.js';
 import { createSimulator } from '../../src/simulator/index.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
-import { runnersOf } from '../../src/watch/detect-context.js';
-import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/market-thresholds.js';
-import { type RaceDocument, type RaceState, trackRace } from '../../src/watch/track-race.js';
+import { runnersOf } from '../../src/watch/detect/detect-context.js';
+import { DEFAULT_MARKET_THRESHOLDS } from '../../src/watch/detect/market-thresholds.js';
+import { type RaceDocument, type RaceState, trackRace } from '../../src/watch/track/track-race.js';
 
 const MINUTE = 60_000;
 const MARKET_OPTIONS = {

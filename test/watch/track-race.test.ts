@@ -3,11 +3,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RESTRICTED_ENTRANT_FIELDS, RESTRICTED_RACE_FIELDS } from '../../src/events/restricted-fields.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { detectEvents } from '../../src/watch/detect.js';
-import { runnersOf } from '../../src/watch/detect-context.js';
-import { favouriteOf } from '../../src/watch/detect-odds.js';
-import { normaliseEvent } from '../../src/watch/normalise.js';
-import { type RaceDocument, resumedState, type TrackOptions, trackRace } from '../../src/watch/track-race.js';
+import { detectEvents } from '../../src/watch/detect/detect.js';
+import { runnersOf } from '../../src/watch/detect/detect-context.js';
+import { favouriteOf } from '../../src/watch/detect/detect-odds.js';
+import { normaliseEvent } from '../../src/watch/track/normalise.js';
+import {
+  type RaceDocument,
+  resumedState,
+  type TrackOptions,
+  trackRace,
+} from '../../src/watch/track/track-race.js';
 import { mutate, mutationArb } from './mutations.js';
 import { change, type Loose, MEETING_ID, openPayload, RACE_ID, realPayload, runner } from './support.js';
 

@@ -13,9 +13,9 @@ import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
 import { createRacingClient } from '../../src/upstream/client.js';
 import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
-import { createRacePipeline } from '../../src/watch/race-pipeline.js';
-import type { RaceStateLimits } from '../../src/watch/race-states.js';
-import { createUnchangedSkip } from '../../src/watch/unchanged-skip.js';
+import { createUnchangedSkip } from '../../src/watch/fetch/unchanged-skip.js';
+import { createRacePipeline } from '../../src/watch/track/race-pipeline.js';
+import type { RaceStateLimits } from '../../src/watch/track/race-states.js';
 
 const real = JSON.parse(
   readFileSync(new URL('../fixtures/real/event-final-awapuni.json', import.meta.url), 'utf8'),

@@ -12,8 +12,8 @@ import { createRaceCatalog } from '../../src/delivery/core/race-catalog.js';
 import { endpointWants } from '../../src/delivery/webhooks/endpoint-match.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
 import { eventResponseSchema, meetingsResponseSchema } from '../../src/upstream/schemas.js';
-import { applyMeetings } from '../../src/watch/discovery.js';
-import { type RaceState, trackRace } from '../../src/watch/track-race.js';
+import { applyMeetings } from '../../src/watch/schedule/discovery.js';
+import { type RaceState, trackRace } from '../../src/watch/track/track-race.js';
 import { deadHeat } from './real-variants.js';
 import { change, type Loose, MEETING_ID, openPayload, RACE_ID, realPayload, runner } from './support.js';
 

@@ -2,7 +2,7 @@
  * The gateway's race catalog (catalog.ts) over the races this node knows (its current race view). Here, beside
  * the port it fills, so the watch layer below does not import the delivery layer.
  */
-import type { RaceView } from '../../watch/poller.js';
+import type { RaceView } from '../../watch/fetch/poller.js';
 import type { RaceCatalog } from './catalog.js';
 
 export function createRaceCatalog(view: () => RaceView): RaceCatalog {

@@ -14,7 +14,7 @@
  * The feed is not capped here: its reader trims what it has read (a cap could drop events nobody has read).
  */
 import { readFileSync } from 'node:fs';
-import { defineScript } from './script.js';
+import { defineScript } from '../../redis/script.js';
 
 /** The source of `lua/<name>.lua`, beside this module in src/ and in dist/ (the build copies it). */
 const lua = (name: string): string => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');

@@ -10,11 +10,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { EventEntry, LogEntry, StreamId } from '../../events/envelope.js';
+import { RedisStoreError, redisCall } from '../../redis/errors.js';
 import { EventLogError } from '../errors.js';
 import { assertCount, checkRead, stampChange } from '../log-rules.js';
 import type { EventFeed, EventLog, ReadResult, StreamHead } from '../ports.js';
 import { appendScript, expireScript } from './append-script.js';
-import { RedisStoreError, redisCall } from './errors.js';
 
 export interface RedisEventLogOptions {
   /** The caller's client; commands must not be buffered forever (see docs/redis.md). */

@@ -8,7 +8,7 @@ import {
   project,
   projectOps,
 } from '../../../src/delivery/core/projection.js';
-import { diffDocuments } from '../../../src/watch/diff.js';
+import { diffDocuments } from '../../../src/watch/track/diff.js';
 
 const apply = (doc: unknown, ops: readonly Operation[]) =>
   fjp.applyPatch(fjp.deepClone(doc), fjp.deepClone(ops) as Operation[], true, false).newDocument;

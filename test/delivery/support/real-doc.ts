@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { EventResponse } from '../../../src/upstream/schemas.js';
-import { normaliseEvent } from '../../../src/watch/normalise.js';
+import { normaliseEvent } from '../../../src/watch/track/normalise.js';
 
 const payload = JSON.parse(
   readFileSync(new URL('../../fixtures/real/event-final-awapuni.json', import.meta.url), 'utf8'),

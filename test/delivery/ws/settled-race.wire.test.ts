@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRacePipeline } from '../../../src/watch/race-pipeline.js';
-import { SETTLED_GRACE_MS } from '../../../src/watch/race-states.js';
+import { createRacePipeline } from '../../../src/watch/track/race-pipeline.js';
+import { SETTLED_GRACE_MS } from '../../../src/watch/track/race-states.js';
 import { change, openPayload, RACE_ID, realPayload } from '../../watch/support.js';
 import { addRace, clientPool, type Harness, startHarness } from './harness.js';
 

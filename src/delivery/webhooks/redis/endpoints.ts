@@ -3,7 +3,7 @@
  * what the endpoint is owed (re-enabling, disabling, deleting) or its health are scripts (scripts.ts).
  */
 import type { Redis } from 'ioredis';
-import { redisCall } from '../../../store/redis/errors.js';
+import { redisCall } from '../../../redis/errors.js';
 import type { EndpointWithSecrets, NewEndpoint } from '../model.js';
 import type { WebhookEndpoints } from '../ports.js';
 import { openSecrets, type SecretCodec } from '../secret-codec.js';

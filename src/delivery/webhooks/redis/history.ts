@@ -1,6 +1,6 @@
 /** The Redis history: delivery hashes, each delivery's attempts (a list of JSON), the status counts. */
 import type { Redis } from 'ioredis';
-import { redisCall } from '../../../store/redis/errors.js';
+import { redisCall } from '../../../redis/errors.js';
 import type { Delivery, DeliveryStatus } from '../model.js';
 import type { WebhookHistory } from '../ports.js';
 import { attemptFromJson, DELIVERY_FIELDS, deliveryFromValues } from './hashes.js';

@@ -3,8 +3,8 @@
  * builds the same names), and how a script or a pipeline is run.
  */
 import type { Redis } from 'ioredis';
-import { RedisStoreError, redisCall } from '../../../store/redis/errors.js';
-import type { RedisScript } from '../../../store/redis/script.js';
+import { RedisStoreError, redisCall } from '../../../redis/errors.js';
+import type { RedisScript } from '../../../redis/script.js';
 
 export function outboxKeys(prefix: string) {
   const w = `${prefix}webhooks:`;

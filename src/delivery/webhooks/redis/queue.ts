@@ -3,8 +3,8 @@
  * is atomic on the server, shared by every node.
  */
 import type { Redis } from 'ioredis';
+import { redisCall } from '../../../redis/errors.js';
 import { FEED_START } from '../../../store/ports.js';
-import { redisCall } from '../../../store/redis/errors.js';
 import { RESPONSE_BODY_LIMIT } from '../model.js';
 import type { WebhookQueue } from '../ports.js';
 import { attemptToJson } from './hashes.js';

@@ -16,7 +16,7 @@
  * endpoints want what).
  */
 import { readFileSync } from 'node:fs';
-import { defineScript } from '../../../store/redis/script.js';
+import { defineScript } from '../../../redis/script.js';
 
 /** The source of `lua/<name>.lua`, beside this module in src/ and in dist/ (the build copies it). */
 export const outboxLua = (name: string): string =>

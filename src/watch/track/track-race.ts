@@ -5,14 +5,14 @@
  * favourite last reported and the digest of the data it was built from; the caller (race pipeline) only keeps
  * it and appends the entries, which the log numbers. A first observation is a snapshot only.
  */
-import type { NewEntry } from '../events/envelope.js';
-import type { DroppedRow, EventResponse } from '../upstream/schemas.js';
-import { detectEvents } from './detect.js';
-import { favouriteOf, reportedFavourite } from './detect-odds.js';
-import type { DetectOptions } from './detect-options.js';
+import type { NewEntry } from '../../events/envelope.js';
+import type { DroppedRow, EventResponse } from '../../upstream/schemas.js';
+import { detectEvents } from '../detect/detect.js';
+import { favouriteOf, reportedFavourite } from '../detect/detect-odds.js';
+import type { DetectOptions } from '../detect/detect-options.js';
+import { EMPTY_MONEY, type MoneyMemory } from '../detect/money-flow.js';
 import { diffDocuments, SNAPSHOT_FRACTION, shouldSnapshot } from './diff.js';
 import { generatedBefore } from './generated-time.js';
-import { EMPTY_MONEY, type MoneyMemory } from './money-flow.js';
 import { type AssessCode, assessPayload, normaliseEvent, type RaceDocument } from './normalise.js';
 import type { DividendStage } from './race-watch.js';
 import {

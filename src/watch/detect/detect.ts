@@ -6,6 +6,7 @@
  * a first observation (that is a snapshot with no events).
  */
 import type { DetectedRaceEvent } from '@racewire/client/protocol';
+import type { RaceDocument } from '../track/normalise.js';
 import { raceContext } from './detect-context.js';
 import { detectMarketEvents } from './detect-market.js';
 import { detectFavouriteChange, detectOddsChanges, favouriteOf } from './detect-odds.js';
@@ -14,7 +15,6 @@ import { detectRaceChanges } from './detect-race.js';
 import { detectDividendChanges, detectResultChanges } from './detect-results.js';
 import { detectRunnerChanges } from './detect-runners.js';
 import type { MoneyMemory } from './money-flow.js';
-import type { RaceDocument } from './normalise.js';
 
 export type { DetectOptions } from './detect-options.js';
 

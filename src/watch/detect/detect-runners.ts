@@ -3,6 +3,7 @@
  * removed, and rider changes. `is_late_scratched` is partner-only and is never read.
  */
 import type { DetectedRaceEvent, RaceContext } from '@racewire/client/protocol';
+import type { DocRunner, RaceDocument } from '../track/normalise.js';
 import {
   byRunnerNumber,
   DEFAULT_LATE_SCRATCH_HOURS,
@@ -12,7 +13,6 @@ import {
   str,
 } from './detect-context.js';
 import type { DetectOptions } from './detect-options.js';
-import type { DocRunner, RaceDocument } from './normalise.js';
 
 /** Upstream's scratch time in ms: `scratch_time` (Unix seconds, 0 when unset), else `scr_time` (ISO). */
 function upstreamScratchMs(r: DocRunner): number | null {

@@ -9,7 +9,7 @@
  * (the document keeps what it had, so no event and no patch) until the same claim is seen in
  * `confirmPayloads` consecutive payloads spanning `confirmMs`; then it is applied like any change.
  */
-import { finite, isRecord, type Rec } from './detect-context.js';
+import { finite, isRecord, type Rec } from '../detect/detect-context.js';
 import type { RaceDocument } from './normalise.js';
 
 export interface TrustOptions {

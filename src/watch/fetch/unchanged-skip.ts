@@ -7,9 +7,9 @@
  * which builds a fresh pipeline) has no digest: its next payload is processed in full, which costs time,
  * never an event.
  */
-import type { ConditionalEvent, EventOptions } from '../upstream/client.js';
-import type { EventResponse } from '../upstream/schemas.js';
-import type { RaceOutcome } from './track-race.js';
+import type { ConditionalEvent, EventOptions } from '../../upstream/client.js';
+import type { EventResponse } from '../../upstream/schemas.js';
+import type { RaceOutcome } from '../track/track-race.js';
 
 /** The racing client's conditional fetch. */
 export interface ConditionalEventSource {

@@ -8,12 +8,12 @@
  * forgotten claims start afresh, as after a restart.
  */
 import { LRUCache } from 'lru-cache';
-import type { Bus } from '../bus/bus.js';
-import type { Clock } from '../clock.js';
-import { meetingStreamId, type NewEntry } from '../events/envelope.js';
-import type { EventLog } from '../store/ports.js';
-import type { Meeting } from '../upstream/schemas.js';
-import { detectMeetingChanges } from './detect-meetings.js';
+import type { Bus } from '../../bus/bus.js';
+import type { Clock } from '../../clock.js';
+import { meetingStreamId, type NewEntry } from '../../events/envelope.js';
+import type { EventLog } from '../../store/ports.js';
+import type { Meeting } from '../../upstream/schemas.js';
+import { detectMeetingChanges } from '../detect/detect-meetings.js';
 import { diffDocuments, shouldSnapshot } from './diff.js';
 import { reconcileMeeting } from './meeting-trust.js';
 import type { PendingClaim } from './trust.js';

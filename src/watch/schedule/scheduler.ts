@@ -33,6 +33,8 @@
  * requests a minute (measured) rather than the ~11 s of taking every race pick. The budget itself is the
  * limiter's: the scheduler only says what, never when.
  */
+
+import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
 import {
   DEFAULT_SETTINGS,
   type FreshnessSettings,
@@ -40,7 +42,6 @@ import {
   pollPolicy,
   SUBSCRIBED_MAX_INTERVAL_MS,
 } from './poll-policy.js';
-import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 
 export type Pick =
   | { kind: 'discovery' }

@@ -5,8 +5,8 @@
  * as they are), each keyed record still holds its identity field, and a duplicate identity gets a `#2`, `#3`
  * suffix rather than overwriting. Pure: no I/O, no clock.
  */
-import { withRacingCode } from '../upstream/racing-code.js';
-import type { Dividend, EventResponse, ResultB, RunnerB, TotePool } from '../upstream/schemas.js';
+import { withRacingCode } from '../../upstream/racing-code.js';
+import type { Dividend, EventResponse, ResultB, RunnerB, TotePool } from '../../upstream/schemas.js';
 
 /** A runner as kept in the document: `flucs_with_timestamp.last_six` is keyed by its fluc timestamps. */
 export type DocRunner = RunnerB;

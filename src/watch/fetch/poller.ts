@@ -4,11 +4,11 @@
  * the result on: /meetings to discovery, /events payloads to the race pipeline. Idle workers sleep on the
  * clock until the next fetch is due or something wakes them (a subscription, a dirty race).
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
-import type { EventOptions } from '../upstream/client.js';
-import type { DroppedRow, EventResponse, Meeting, MeetingsResponse } from '../upstream/schemas.js';
-import { applyMeetings } from './discovery.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import type { EventOptions } from '../../upstream/client.js';
+import type { DroppedRow, EventResponse, Meeting, MeetingsResponse } from '../../upstream/schemas.js';
+import { applyMeetings } from '../schedule/discovery.js';
 import {
   AHEAD_INTERVAL_MS,
   currentWindows,
@@ -17,17 +17,17 @@ import {
   dayCadence,
   discoveryStatus,
   windowDueAt,
-} from './discovery-windows.js';
+} from '../schedule/discovery-windows.js';
+import { pollPolicy, SLICES, type Slice, sliceOf } from '../schedule/poll-policy.js';
+import { type Pick, pickNext, type SchedulerInput, usesTurn } from '../schedule/scheduler.js';
+import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
+import type { RaceOutcome } from '../track/track-race.js';
 import {
   DEFAULT_PAGE_SIZE,
   type DiscoveryAlarm,
   type MeetingsPageQuery,
   meetingPages,
 } from './meetings-pager.js';
-import { pollPolicy, SLICES, type Slice, sliceOf } from './poll-policy.js';
-import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
-import { type Pick, pickNext, type SchedulerInput, usesTurn } from './scheduler.js';
-import type { RaceOutcome } from './track-race.js';
 import type { UnchangedSkip } from './unchanged-skip.js';
 
 interface SourceOptions {

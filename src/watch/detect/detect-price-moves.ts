@@ -5,9 +5,9 @@
  * and window can be read off the flucs it carries; a scratched runner's stale prices are ignored.
  */
 import type { DetectedRaceEvent, FlucPoint, RaceContext } from '@racewire/client/protocol';
+import type { DocRunner, RaceDocument } from '../track/normalise.js';
 import { byRunnerNumber, finite, isRecord, runnerRef, runnersOf } from './detect-context.js';
 import type { MarketThresholds } from './market-thresholds.js';
-import type { DocRunner, RaceDocument } from './normalise.js';
 
 type Fluc = FlucPoint & { at: number };
 

@@ -11,8 +11,8 @@ import type {
   PlacingChange,
   RaceContext,
 } from '@racewire/client/protocol';
+import type { RaceDocument } from '../track/normalise.js';
 import { finite, isRecord, type Rec, str } from './detect-context.js';
-import type { RaceDocument } from './normalise.js';
 
 /**
  * A row's margin: the real API lists every placed row after the winner with `margin_length` 0 and no

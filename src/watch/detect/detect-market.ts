@@ -5,13 +5,13 @@
  * `market-thresholds.ts`.
  */
 import type { DetectedRaceEvent, MarketEntrant, RaceContext, RunnerRef } from '@racewire/client/protocol';
+import type { DocRunner, RaceDocument } from '../track/normalise.js';
 import { detectBigBets } from './detect-bets.js';
 import { byRunnerNumber, finite, isRecord, runnerRef, runnersOf, str } from './detect-context.js';
 import type { MarketDetectOptions } from './detect-options.js';
 import { detectPriceMoves, flucsOf } from './detect-price-moves.js';
 import { DEFAULT_MARKET_THRESHOLDS } from './market-thresholds.js';
 import { type MoneyMemory, observeMoney } from './money-flow.js';
-import type { DocRunner, RaceDocument } from './normalise.js';
 
 interface Mover {
   entrant: MarketEntrant;

@@ -17,8 +17,8 @@
  * meeting twice (applying it twice is harmless) or miss one (the next refresh finds it; a meeting missing
  * from one list is never read as removed).
  */
-import { readMeetingsEcho } from '../upstream/echo.js';
-import type { Meeting, MeetingsResponse } from '../upstream/schemas.js';
+import { readMeetingsEcho } from '../../upstream/echo.js';
+import type { Meeting, MeetingsResponse } from '../../upstream/schemas.js';
 
 /** The documented maximum: the fewest requests per day. */
 export const DEFAULT_PAGE_SIZE = 200;

@@ -5,8 +5,8 @@
  * learn new races, delays and status transitions; a race whose listed status or start differs from what
  * its last fetch showed is marked dirty so the scheduler fetches it next.
  */
-import type { Meeting } from '../upstream/schemas.js';
-import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
+import type { Meeting } from '../../upstream/schemas.js';
+import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
 
 export interface DiscoveryResult {
   races: Map<string, RaceWatch>;

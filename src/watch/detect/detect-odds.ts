@@ -15,7 +15,8 @@ import type {
   PriceChange,
   RaceContext,
 } from '@racewire/client/protocol';
-import type { NewEntry } from '../events/envelope.js';
+import type { NewEntry } from '../../events/envelope.js';
+import type { DocRunner, RaceDocument } from '../track/normalise.js';
 import {
   byRunnerNumber,
   DEFAULT_SIGNIFICANT_MOVE_PCT,
@@ -25,7 +26,6 @@ import {
   runnersOf,
 } from './detect-context.js';
 import type { DetectOptions } from './detect-options.js';
-import type { DocRunner, RaceDocument } from './normalise.js';
 
 const FIXED_MARKETS: readonly FixedMarket[] = ['fixed_win', 'fixed_place'];
 const POOL_MARKETS: readonly PoolMarket[] = ['pool_win', 'pool_place'];

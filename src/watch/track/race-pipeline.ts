@@ -4,12 +4,12 @@
  * (race-states.ts); a race not in it (first use, a restart, an eviction) has its state rebuilt from the log,
  * so a restart continues diffing from the last stored document: no duplicate events, none missed.
  */
-import type { Bus } from '../bus/bus.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
-import type { EventLog } from '../store/ports.js';
-import type { EventResponse } from '../upstream/schemas.js';
-import type { MarketThresholds } from './market-thresholds.js';
+import type { Bus } from '../../bus/bus.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import type { EventLog } from '../../store/ports.js';
+import type { EventResponse } from '../../upstream/schemas.js';
+import type { MarketThresholds } from '../detect/market-thresholds.js';
 import { createRaceStates, type RaceStateLimits } from './race-states.js';
 import {
   type RaceDocument,

@@ -8,8 +8,8 @@
  * flow), and without the digest the race's next payload is processed in full (no entry when unchanged).
  */
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../clock.js';
-import { moneyBytes } from './money-flow.js';
+import type { Clock } from '../../clock.js';
+import { moneyBytes } from '../detect/money-flow.js';
 import type { RaceDocument, RaceState } from './track-race.js';
 
 export interface RaceStateLimits {

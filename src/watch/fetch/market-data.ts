@@ -6,8 +6,8 @@
  * says nothing), and off before it. docs/events.md#market-events has the settings; docs/benchmarks.md
  * what the data costs per payload.
  */
-import type { EventOptions } from '../upstream/client.js';
-import type { RaceWatch } from './race-watch.js';
+import type { EventOptions } from '../../upstream/client.js';
+import type { RaceWatch } from '../track/race-watch.js';
 
 /** The official option names racewire can ask for, and the client's name for each. */
 export const MARKET_OPTIONS = {

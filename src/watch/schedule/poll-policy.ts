@@ -22,8 +22,9 @@
  *   cannot see (dividends, placings). A Closed race is not polled: its results arrive only with Interim, which
  *   the listing shows.
  */
+
+import { FINISHED_STATUSES, type RaceWatch, RUN_STATUSES } from '../track/race-watch.js';
 import { remainingJumpDelays } from './jump-delay.js';
-import { FINISHED_STATUSES, type RaceWatch, RUN_STATUSES } from './race-watch.js';
 
 /**
  * The budget's slices (issue 26). Discovery has a fixed rate of its own (DISCOVERY_INTERVAL_MS); the races'

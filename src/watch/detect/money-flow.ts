@@ -9,9 +9,9 @@
  * move is reported once.
  */
 import type { DetectedRaceEvent, RaceContext } from '@racewire/client/protocol';
+import type { RaceDocument } from '../track/normalise.js';
 import { byRunnerNumber, finite, isRecord, runnerRef, runnersOf } from './detect-context.js';
 import type { MarketThresholds } from './market-thresholds.js';
-import type { RaceDocument } from './normalise.js';
 
 interface Sample {
   at: number;

@@ -4,7 +4,7 @@
  * consecutive lists spanning the confirmation time. New races and forward moves are believed at once.
  * Pure: the time comes in as `now`.
  */
-import type { Meeting, RaceSummary } from '../upstream/schemas.js';
+import type { Meeting, RaceSummary } from '../../upstream/schemas.js';
 import { claims, type PendingClaim, STATUS_RANK, type TrustOptions } from './trust.js';
 
 export interface ReconciledMeeting {

@@ -3,8 +3,8 @@
  * A member that disappears is treated as missing data, never as a change to "nothing".
  */
 import type { DetectedRaceEvent, RaceContext } from '@racewire/client/protocol';
+import type { RaceDocument } from '../track/normalise.js';
 import { finite, isoFromSeconds, str } from './detect-context.js';
-import type { RaceDocument } from './normalise.js';
 
 /** Statuses that mean the race has been run. `Closed` (betting closed) is not one: the real data has
  * Closed races not yet run. */

@@ -19,9 +19,9 @@ import type {
   DetectedRaceEvent,
   RaceContext,
 } from '@racewire/client/protocol';
+import type { RaceDocument } from '../track/normalise.js';
 import { entrantIdOf, finite, isRecord, type Rec, runnersOf, str } from './detect-context.js';
 import type { MarketThresholds } from './market-thresholds.js';
-import type { RaceDocument } from './normalise.js';
 
 const BET_MEMBERS = ['big_bets', 'live_bets'] as const;
 

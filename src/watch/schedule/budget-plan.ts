@@ -17,6 +17,8 @@
  * A subscribed race is fetched at least every SUBSCRIBED_MAX_INTERVAL_MS whatever its slice. When the minimum
  * intervals alone ask for less than the budget, each race gets its minimum interval and the rest stays unspent.
  */
+
+import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
 import {
   DEFAULT_SETTINGS,
   type FreshnessSettings,
@@ -25,7 +27,6 @@ import {
   type Slice,
   SUBSCRIBED_MAX_INTERVAL_MS,
 } from './poll-policy.js';
-import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
 
 /** A race within this of its advertised start, or past it and not finished, is near the jump. */
 export const NEAR_JUMP_MS = 10 * 60_000;

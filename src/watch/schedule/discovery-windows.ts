@@ -20,7 +20,7 @@
  * A day never listed is due at once; a failed refresh is retried after a back-off.
  */
 import type { DiscoveryStatus } from '@racewire/client/protocol';
-import { FINISHED_STATUSES, type RaceWatch } from './race-watch.js';
+import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

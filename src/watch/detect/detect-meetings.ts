@@ -4,7 +4,7 @@
  * list that comes back empty, is treated as a partial answer rather than removals.
  */
 import type { DetectedMeetingEvent, MeetingRaceRef, MeetingRef } from '@racewire/client/protocol';
-import type { Meeting, RaceSummary } from '../upstream/schemas.js';
+import type { Meeting, RaceSummary } from '../../upstream/schemas.js';
 
 const meetingRef = (m: Meeting): MeetingRef => ({
   meetingId: m.meeting,

@@ -3,7 +3,7 @@
  * public fields are read here, so no partner-only field can reach an event.
  */
 import type { RaceContext, RunnerRef } from '@racewire/client/protocol';
-import type { DocRunner, RaceDocument } from './normalise.js';
+import type { DocRunner, RaceDocument } from '../track/normalise.js';
 
 export const DEFAULT_SIGNIFICANT_MOVE_PCT = 10;
 export const DEFAULT_LATE_SCRATCH_HOURS = 12;
