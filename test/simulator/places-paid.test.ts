@@ -11,6 +11,8 @@ import { DAY, get, settableClock } from './support.js';
 type Rec = Record<string, unknown>;
 const SEED = 5;
 const MIN = 60_000;
+/** A hook that builds a whole simulated day: a guard against a hang with room for a busy 2-core machine. */
+const SIMULATED_DAY_MS = 120_000;
 
 const starters = (d: Rec) => (d.runners as Rec[]).filter((r) => !r.is_scratched).length;
 const positionsPaid = (d: Rec) => (d.race as Rec).positions_paid as number;
@@ -50,7 +52,9 @@ describe('places paid over a simulated day', () => {
     sim = await createSimulator({ seed: SEED, clock, day: DAY, rateLimit: false });
     day = sim.world.races.filter((r) => r.meeting.dayKey === DAY && !r.abandoned);
     finals = await eventsAt(sim, clock, day, (r) => sim.world.lifecycle(r.id).finalAt, 'enc=json');
-  });
+    // The simulator builds the Final payload of every race of the day (731): 15-18 s of CPU on an idle core
+    // here, so the 20 s default, a guard against a hang, failed it on a busy machine (.ci/run at load ~3.5).
+  }, SIMULATED_DAY_MS);
   afterAll(() => sim.close());
 
   it('sends positions_paid by the starters of every race, and a share of races at each', () => {
