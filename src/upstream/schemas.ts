@@ -88,15 +88,12 @@ export const meetingSchema = z
   .transform((m) => withRacingCode(m, 'category'));
 
 /** A bad race summary is dropped from its meeting, a bad meeting from the list; the rest is used. */
-/** The rows of /meetings screened one by one (exported for the test that validating once equals twice). */
-export const MEETINGS_ROW_RULES: readonly RowRule[] = [
-  { path: ['data', 'meetings', '*', 'races'], schema: raceSummarySchema },
-  { path: ['data', 'meetings'], schema: meetingSchema },
-];
-
 export const meetingsResponseSchema = screenedEnvelope(
   z.looseObject({ meetings: screenedList(meetingSchema) }),
-  MEETINGS_ROW_RULES,
+  [
+    { path: ['data', 'meetings', '*', 'races'], schema: raceSummarySchema },
+    { path: ['data', 'meetings'], schema: meetingSchema },
+  ],
 );
 
 // ---- /races/{id} (shape A) ----------------------------------------------------------------------
@@ -265,16 +262,6 @@ export const eventDataSchema = z.looseObject({
   error: z.string().optional(),
 });
 
-/** The rows of /events screened one by one (exported for the test that validating once equals twice). */
-export const EVENT_ROW_RULES: readonly RowRule[] = [
-  { path: ['data', 'runners'], schema: runnerBSchema },
-  { path: ['data', 'results'], schema: resultBSchema },
-  { path: ['data', 'dividends'], schema: dividendSchema },
-  { path: ['data', 'tote_pools'], schema: totePoolSchema },
-  { path: ['data', 'big_bets'], schema: betSchema },
-  { path: ['data', 'live_bets'], schema: betSchema },
-];
-
 /**
  * Bad runner, result, dividend, tote pool or bet rows are dropped one by one; the rest of the payload is
  * used.
@@ -288,7 +275,14 @@ export const eventResponseSchema = screenedEnvelope(
     big_bets: screenedList(betSchema).nullable().optional(),
     live_bets: screenedList(betSchema).nullable().optional(),
   }),
-  EVENT_ROW_RULES,
+  [
+    { path: ['data', 'runners'], schema: runnerBSchema },
+    { path: ['data', 'results'], schema: resultBSchema },
+    { path: ['data', 'dividends'], schema: dividendSchema },
+    { path: ['data', 'tote_pools'], schema: totePoolSchema },
+    { path: ['data', 'big_bets'], schema: betSchema },
+    { path: ['data', 'live_bets'], schema: betSchema },
+  ],
 );
 
 // ---- Types --------------------------------------------------------------------------------------

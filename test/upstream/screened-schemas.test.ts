@@ -9,13 +9,17 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { screenRows } from '../../src/upstream/row-screen.js';
 import {
-  EVENT_ROW_RULES,
+  betSchema,
+  dividendSchema,
   envelopeSchema,
   eventDataSchema,
   eventResponseSchema,
-  MEETINGS_ROW_RULES,
   meetingSchema,
   meetingsResponseSchema,
+  raceSummarySchema,
+  resultBSchema,
+  runnerBSchema,
+  totePoolSchema,
 } from '../../src/upstream/schemas.js';
 
 const read = (name: string) =>
@@ -29,9 +33,21 @@ const DAY = read('meetings-day.json') as { data: { meetings: unknown[] } };
 const MEETINGS = { ...DAY, data: { ...DAY.data, meetings: DAY.data.meetings.slice(0, 4) } };
 
 // The schemas as they were: every row validated by its rule, then again inside the envelope.
-const twiceEvent = z.preprocess((p) => screenRows(p, EVENT_ROW_RULES), envelopeSchema(eventDataSchema));
+const EVENT_RULES = [
+  { path: ['data', 'runners'], schema: runnerBSchema },
+  { path: ['data', 'results'], schema: resultBSchema },
+  { path: ['data', 'dividends'], schema: dividendSchema },
+  { path: ['data', 'tote_pools'], schema: totePoolSchema },
+  { path: ['data', 'big_bets'], schema: betSchema },
+  { path: ['data', 'live_bets'], schema: betSchema },
+];
+const twiceEvent = z.preprocess((p) => screenRows(p, EVENT_RULES), envelopeSchema(eventDataSchema));
 const twiceMeetings = z.preprocess(
-  (p) => screenRows(p, MEETINGS_ROW_RULES),
+  (p) =>
+    screenRows(p, [
+      { path: ['data', 'meetings', '*', 'races'], schema: raceSummarySchema },
+      { path: ['data', 'meetings'], schema: meetingSchema },
+    ]),
   envelopeSchema(z.looseObject({ meetings: z.array(meetingSchema) })),
 );
 
