@@ -11,6 +11,7 @@ import type { Outbox } from '../../../src/delivery/webhooks/ports.js';
 import { type EventFeed, FEED_START } from '../../../src/store/ports.js';
 import type { BackendFactory } from './backends.js';
 import { eventEntry, resetSeqs, silentLogger, until } from './helpers.js';
+import { newEndpoint } from './port-fixtures.js';
 
 /** The outbox with its feed writes held at a gate: a reader that has read and planned, but not written. */
 function gated(outbox: Outbox) {
@@ -54,17 +55,7 @@ export function feedReaderContract(name: string, factory: BackendFactory): void 
       return backend.append(entries);
     };
     const addEndpoint = (id: string, e: Partial<NewEndpoint> = {}) =>
-      outbox.endpoints.createEndpoint({
-        id,
-        url: `https://hooks.example.com/${id}`,
-        kind: 'standard',
-        description: '',
-        eventTypes: ['*'],
-        filters: {},
-        enabled: true,
-        secret: 'whsec_x',
-        ...e,
-      });
+      outbox.endpoints.createEndpoint(newEndpoint(id, e));
     const events = async (endpointId: string) =>
       (await outbox.history.listDeliveries(endpointId, { limit: 1000 })).map((d) => d.eventId).reverse();
     const feedLength = async () => (await feed.read(FEED_START, 1000)).length;
