@@ -2,14 +2,12 @@
  * A Redis Cluster-style key check of every Lua script: Cluster runs a script only when every key it touches
  * is declared in KEYS (so it can route the call) and all those keys hash to one slot (one hash tag).
  *
- * The static half reads every `src/**\/lua/*.lua` and finds each `redis.call` whose key is not a `KEYS[n]`.
- * The dynamic half runs the scripts' real call sites against Redis through a client that records every
- * EVALSHA/EVAL, and computes each call's cluster slots (CRC16 of the hash tag, as Redis does).
- *
- * Not every script meets the rule yet (issue 24, item 1; docs/webhooks.md says how Cluster would split the
- * outbox's): the ledgers below list exactly which do not, so a script that regresses fails here, and one that
- * is fixed must be struck from its ledger. The outbox's scripts are run through the ports, and each call's
- * declared keys must share one slot.
+ * The static half reads every `src/**\/lua/*.lua` (an outbox per-endpoint script with the prelude it runs
+ * with) and finds each `redis.call` whose key is neither a `KEYS[n]` nor a local bound once to one; and each
+ * read of a whole set. The dynamic half runs the scripts' real call sites against Redis through a client
+ * that records every EVALSHA/EVAL, and computes each call's cluster slots (CRC16 of the hash tag, as Redis
+ * does). The outbox's scripts all meet the rule (issue 24); the event log's append is pinned below as the one
+ * call that spans slots.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,7 +15,7 @@ import { join, relative } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisOutbox } from '../../src/delivery/webhooks/redis/outbox.js';
-import { outboxLua } from '../../src/delivery/webhooks/redis/scripts.js';
+import { endpointScriptSource } from '../../src/delivery/webhooks/redis/scripts.js';
 import { createRedisEventLog } from '../../src/store/redis/redis-event-log.js';
 import { event } from './entry-builders.js';
 
@@ -56,15 +54,38 @@ const splitArgs = (text: string): string[] => {
   return args;
 };
 
-/** Each `redis.call`/`redis.pcall` in a source whose key argument(s) are not `KEYS[n]`, as `CMD <expr>`. */
+/**
+ * The locals a source binds to `KEYS[n]` (`local A, B = KEYS[1], KEYS[2]`) and never assigns again: names
+ * as good as `KEYS[n]` itself.
+ */
+function keyAliases(code: string): Set<string> {
+  const aliases = new Set<string>();
+  const declaration =
+    /local\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*(KEYS\[\d+\](?:\s*,\s*KEYS\[\d+\])*)/g;
+  let rest = code;
+  for (const m of code.matchAll(declaration)) {
+    const names = m[1]!.split(',').map((n) => n.trim());
+    if (names.length === m[2]!.split(',').length) for (const n of names) aliases.add(n);
+    rest = rest.replace(m[0], '');
+  }
+  // Assigned again anywhere (or declared again as another local): not an alias.
+  for (const n of aliases)
+    if (new RegExp(`(^|[^\\w.])${n}(\\s*,[\\w\\s,]*)?\\s*=(?!=)`, 'm').test(rest)) aliases.delete(n);
+  return aliases;
+}
+
+/** Each `redis.call`/`redis.pcall` in a source whose key argument(s) are not `KEYS[n]` (or a local bound to
+ * one), as `CMD <expr>`. */
 function undeclaredKeys(source: string): string[] {
   const found: string[] = [];
   const code = source.replace(/--[^\n]*/g, '');
+  const aliases = keyAliases(code);
   for (const m of code.matchAll(/redis\.p?call\(\s*'([A-Za-z]+)'\s*,/g)) {
     const command = m[1]!.toUpperCase();
     const args = splitArgs(code.slice(m.index + m[0].length));
     const keys = ALL_KEYS.has(command) ? args : args.slice(0, 1);
-    for (const key of keys) if (!/^KEYS\[\d+\]$/.test(key)) found.push(`${command} ${key}`);
+    for (const key of keys)
+      if (!/^KEYS\[\d+\]$/.test(key) && !aliases.has(key)) found.push(`${command} ${key}`);
   }
   return found;
 }
@@ -103,26 +124,23 @@ describe('cluster key check: the helpers', () => {
     expect(undeclaredKeys(src)).toEqual(["DEL W .. 'd:' .. id"]);
     expect(undeclaredKeys(`redis.call('ZADD', W .. 'due', later(a, b), head)`)).toEqual(["ZADD W .. 'due'"]);
   });
+
+  it('takes a local bound once to KEYS[n] as declared, and one assigned again as built', () => {
+    const bound = `local EP, D = KEYS[1], KEYS[2]\nredis.call('HGET', EP, 'x')\nredis.call('DEL', D, EP)`;
+    expect(undeclaredKeys(bound)).toEqual([]);
+    expect(undeclaredKeys(`${bound}\nD = ARGV[1] .. 'd'\nredis.call('GET', D)`)).toEqual(['DEL D', 'GET D']);
+    expect(undeclaredKeys(`local EP, D = KEYS[1]\nredis.call('GET', D)`)).toEqual(['GET D']);
+    expect(undeclaredKeys(`local EP = KEYS[1]\nif EP == 'x' then redis.call('GET', EP) end`)).toEqual([]);
+  });
 });
 
-/**
- * Scripts that still build keys from ARGV (the outbox: every file, through the prelude's helpers), with the
- * number of `redis.call`s that do. Fixed ones leave this list; no other file may join it.
- */
-const KEYS_NOT_DECLARED: Record<string, number> = {
-  'src/delivery/webhooks/redis/lua/claim.lua': 9,
-  'src/delivery/webhooks/redis/lua/delete-endpoint.lua': 17,
-  'src/delivery/webhooks/redis/lua/disable.lua': 3,
-  'src/delivery/webhooks/redis/lua/enqueue-one.lua': 1,
-  'src/delivery/webhooks/redis/lua/feed.lua': 5,
-  'src/delivery/webhooks/redis/lua/migrate-claims.lua': 6,
-  'src/delivery/webhooks/redis/lua/pause.lua': 1,
-  'src/delivery/webhooks/redis/lua/prelude.lua': 23,
-  'src/delivery/webhooks/redis/lua/prune.lua': 9,
-  'src/delivery/webhooks/redis/lua/record.lua': 7,
-  'src/delivery/webhooks/redis/lua/recover.lua': 6,
-  'src/delivery/webhooks/redis/lua/replay-range.lua': 1,
-  'src/delivery/webhooks/redis/lua/update-endpoint.lua': 10,
+/** The source a script file runs as: an outbox per-endpoint script with its prelude, any other as it is. */
+const OUTBOX_LUA = 'src/delivery/webhooks/redis/lua/';
+const runSource = (file: string): string => {
+  const name = file.startsWith(OUTBOX_LUA) ? file.slice(OUTBOX_LUA.length, -'.lua'.length) : '';
+  return name && name !== 'prelude' && !name.startsWith('shared/')
+    ? endpointScriptSource(name)
+    : readFileSync(join(root, file), 'utf8');
 };
 
 describe('cluster key check: every key a script touches is declared in KEYS', () => {
@@ -133,11 +151,11 @@ describe('cluster key check: every key a script touches is declared in KEYS', ()
     expect(files).toContain('src/delivery/webhooks/redis/lua/claim.lua');
   });
 
-  it('has no script outside the ledger that builds a key', () => {
-    const counts = Object.fromEntries(
-      files.map((f) => [f, undeclaredKeys(readFileSync(join(root, f), 'utf8')).length]).filter(([, n]) => n),
+  it('has no script that builds a key', () => {
+    const built = Object.fromEntries(
+      files.map((f) => [f, undeclaredKeys(runSource(f))] as const).filter(([, k]) => k.length > 0),
     );
-    expect(counts).toEqual(KEYS_NOT_DECLARED);
+    expect(built).toEqual({});
   });
 });
 
@@ -155,26 +173,7 @@ function wholeSetReads(source: string): string[] {
   });
 }
 
-/**
- * Whole-set reads left, each of one endpoint's own keys (its streams, one chain, its deliveries, a range of
- * its originals) or the one-time upgrade, never of a set shared by every endpoint. Fixed ones leave the
- * list; no other may join it.
- */
-const WHOLE_SET_READS: Record<string, string[]> = {
-  'src/delivery/webhooks/redis/lua/delete-endpoint.lua': [
-    "ZRANGE ekey(ep) .. ':deliveries'",
-    "SMEMBERS ekey(ep) .. ':streams'",
-  ],
-  'src/delivery/webhooks/redis/lua/migrate-claims.lua': ["SMEMBERS W .. 'inflight'"],
-  'src/delivery/webhooks/redis/lua/prelude.lua': ["SMEMBERS ekey(ep) .. ':streams'"],
-  'src/delivery/webhooks/redis/lua/replay-range.lua': ["ZRANGEBYSCORE ekey(ARGV[2]) .. ':originals'"],
-  'src/delivery/webhooks/redis/lua/update-endpoint.lua': [
-    "SMEMBERS ekey(ep) .. ':streams'",
-    'ZRANGE chainKey(ep, stream)',
-  ],
-};
-
-describe('no script reads a whole set shared by every endpoint', () => {
+describe('no script reads a whole set', () => {
   it('finds whole-set reads', () => {
     expect(wholeSetReads(`redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', 5)`)).toEqual([
       'ZRANGEBYSCORE KEYS[1]',
@@ -183,13 +182,13 @@ describe('no script reads a whole set shared by every endpoint', () => {
     expect(wholeSetReads(`redis.call('ZRANGE', KEYS[1], 0, 0)`)).toEqual([]);
   });
 
-  it('has none outside the ledger', () => {
+  it('has none: every range read is bounded', () => {
     const found = Object.fromEntries(
       luaFiles(join(root, 'src'))
-        .map((f) => [f, wholeSetReads(readFileSync(join(root, f), 'utf8'))] as const)
+        .map((f) => [f, wholeSetReads(runSource(f))] as const)
         .filter(([, reads]) => reads.length > 0),
     );
-    expect(found).toEqual(WHOLE_SET_READS);
+    expect(found).toEqual({});
   });
 });
 
@@ -239,16 +238,15 @@ if (!url) {
       expect(new Set(expire.map(clusterSlot)).size).toBe(1);
     });
 
-    // Every outbox script the ports run, by name: a call that declares its keys must keep them in one slot;
-    // the others (ledger: they still build their keys from ARGV[1], docs/webhooks.md says how Cluster would
-    // split them) declare none. A script that starts declaring moves from the ledger to the first list.
-    it('each outbox script call declares keys of one slot, or (ledger) none yet', async () => {
+    // Every outbox script the ports run, by name: each call declares keys, all of one slot, that of the
+    // endpoint's tag for a per-endpoint script and of `{shared}` (or the fence mark alone) for a shared one.
+    it('each outbox script call declares its keys, all of one slot', async () => {
       const names = luaFiles(join(root, 'src/delivery/webhooks/redis/lua'))
-        .map((f) => f.replace(/^.*\/(.*)\.lua$/, '$1'))
+        .map((f) => f.slice(OUTBOX_LUA.length, -'.lua'.length))
         .filter((n) => n !== 'prelude');
       const shaOf = (name: string) =>
         createHash('sha1')
-          .update(`${outboxLua('prelude')}\n${outboxLua(name)}`)
+          .update(runSource(`${OUTBOX_LUA}${name}.lua`))
           .digest('hex');
       const byHash = new Map(names.map((n) => [shaOf(n), n]));
       const { proxy, calls, scripts } = recording(redis);
@@ -271,15 +269,18 @@ if (!url) {
         data: {},
       };
       const { version } = await endpoints.enabledEndpoints();
-      await queue.enqueueFromFeed({ from: '0', to: '1-0', endpointsVersion: version, deliveries: [] });
+      const fromFeed = [{ endpointId: 'ep_1', event: { ...e, id: 'e0' }, body: 'b' }];
+      await queue.enqueueFromFeed({ from: '', to: '1-0', endpointsVersion: version, deliveries: fromFeed });
       await queue.enqueue({ endpointId: 'ep_1', event: e, body: 'b' });
-      const [d] = (await queue.claimDue(1_000, 5, { chatMinIntervalMs: 0, perEndpoint: 2 })) as Exclude<
-        Awaited<ReturnType<typeof queue.claimDue>>,
-        'fenced'
-      >;
+      const [d] = (await queue.claimDue(1_000, 5, {
+        chatMinIntervalMs: 0,
+        perEndpoint: 2,
+        fence: 1,
+      })) as Exclude<Awaited<ReturnType<typeof queue.claimDue>>, 'fenced'>;
       const attempt = { at: 1_000, latencyMs: 1, responseBody: '', outcome: 'retry' };
       await queue.recordAttempt(d!, attempt, { status: 'pending', nextAttemptAt: 1_000 });
       await queue.recoverInFlight({ claimedBefore: 0 });
+      await queue.recoverInFlight([{ id: d!.id, claim: d!.claim }]);
       await queue.pauseEndpoint('ep_1', 2_000);
       await queue.wakeTimes();
       await queue.replay(1);
@@ -295,31 +296,21 @@ if (!url) {
       scripts.forEach((sha, i) => {
         const name = byHash.get(sha) ?? `unknown ${sha}`;
         const keys = calls[i]!;
+        const tags = new Set(keys.map((k) => k.match(/\{[^}]*\}/)?.[0] ?? k));
         const declared =
           keys.length === 0
-            ? 'none yet'
+            ? 'NONE'
             : new Set(keys.map(clusterSlot)).size === 1
-              ? 'one slot'
+              ? [...tags].join(' ')
               : 'SPANS SLOTS';
         seen.set(name, seen.has(name) && seen.get(name) !== declared ? 'MIXED' : declared);
       });
+      const endpointScripts = names.filter((n) => !n.startsWith('shared/'));
       expect(Object.fromEntries([...seen].sort())).toEqual({
-        'delete-endpoint': 'none yet',
-        disable: 'none yet',
-        'enqueue-one': 'none yet',
-        feed: 'none yet',
-        health: 'one slot',
-        'migrate-claims': 'none yet',
-        'oldest-claim': 'one slot',
-        pause: 'none yet',
-        prune: 'none yet',
-        record: 'none yet',
-        recover: 'none yet',
-        replay: 'none yet',
-        'replay-range': 'none yet',
-        rotate: 'one slot',
-        claim: 'none yet',
-        'update-endpoint': 'none yet',
+        ...Object.fromEntries(endpointScripts.map((n) => [n, '{ep:ep_1}'])),
+        'shared/feed-cursor': '{shared}',
+        'shared/raise-fence': `${p}fence`,
+        'shared/reserve-ids': '{shared}',
       });
     });
 

@@ -4,8 +4,9 @@
  * under a name that says so.
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 export function describeWithRedis(name: string, body: (url: string) => void): void {
   const url = process.env.REDIS_URL;
@@ -38,4 +39,16 @@ export function requireRedisServer(): void {
   } catch {
     throw new Error('REDIS_URL is set, so this suite runs, but redis-server is not on PATH');
   }
+}
+
+/** A client and a key prefix of the calling suite's own: its keys are deleted and the client quit after it. */
+export function suiteRedis(url: string): { redis: Redis; runPrefix: string } {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  const runPrefix = `racewire-test:${randomUUID()}:`;
+  afterAll(async () => {
+    const stale = await redis.keys(`${runPrefix}*`);
+    if (stale.length > 0) await redis.del(...stale);
+    await redis.quit();
+  });
+  return { redis, runPrefix };
 }

@@ -401,10 +401,12 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     const openDeliveries = async () => {
       for (const r of receiver.received) received.add(r.id);
       const open: string[] = [];
-      for (const key of await admin.keys(`${PREFIX}webhooks:d:*`)) {
-        if (key.endsWith(':attempts')) continue;
-        const [status, eventId] = await admin.hmget(key, 'status', 'event_id');
-        if (status !== 'delivered' || !received.has(eventId ?? '')) open.push(`${eventId} ${status}`);
+      // Each endpoint's deliveries are one hash, id -> JSON (src/delivery/webhooks/redis/keys.ts).
+      for (const key of await admin.keys(`${PREFIX}webhooks:{ep:*}:d`)) {
+        for (const json of await admin.hvals(key)) {
+          const { status, event_id: eventId } = JSON.parse(json) as { status: string; event_id: string };
+          if (status !== 'delivered' || !received.has(eventId)) open.push(`${eventId} ${status}`);
+        }
       }
       return open;
     };

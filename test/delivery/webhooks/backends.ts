@@ -76,7 +76,7 @@ export function redisBackends(url: string) {
       }),
       loops: 2,
       append,
-      loseCursor: async () => void (await redis.del(`${prefix}webhooks:feed-cursor`)),
+      loseCursor: async () => void (await redis.del(`${prefix}webhooks:{shared}:feed-cursor`)),
       async enqueue(_service, bus, entries) {
         await append(entries);
         bus.publish(entries);

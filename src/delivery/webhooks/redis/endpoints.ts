@@ -1,6 +1,8 @@
 /**
- * The Redis endpoints: one hash per endpoint and the set of them by creation time. Changes that also touch
- * what the endpoint is owed (re-enabling, disabling, deleting) or its health are scripts (scripts.ts).
+ * The Redis endpoints: one hash per endpoint (under its hash tag) and the shared list of them by creation
+ * time. Changes are per-endpoint scripts (scripts.ts); the shared list, id index and endpoints version are
+ * then updated by the caller in separate calls, each safe to repeat: a version moved after the change makes
+ * a feed batch planned before it stale (moved twice, it only makes one plan again).
  */
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis/errors.js';
@@ -8,7 +10,8 @@ import type { EndpointWithSecrets, NewEndpoint } from '../model.js';
 import type { WebhookEndpoints } from '../ports.js';
 import { openSecrets, type SecretCodec } from '../secret-codec.js';
 import { ENDPOINT_FIELDS, endpointFromValues, newEndpointHash, patchedHashFields } from './hashes.js';
-import { type OutboxKeys, type OutboxScriptRunner, pipelineValues } from './keys.js';
+import { endpointIds } from './history.js';
+import { type OutboxKeys, type OutboxScriptRunner, onEndpoint, pipelineValues } from './keys.js';
 import {
   deleteEndpointScript,
   disableScript,
@@ -30,12 +33,17 @@ export function createRedisEndpoints(
     return e && openSecrets(secrets, e);
   };
   const endpoint = async (id: string) =>
-    read(await redisCall(`endpoint ${id}`, () => redis.hmget(keys.endpoint(id), ...ENDPOINT_FIELDS)));
+    read(
+      await redisCall(`endpoint ${id}`, () => redis.hmget(keys.endpoint(id).endpoint, ...ENDPOINT_FIELDS)),
+    );
+  const on = (id: string) => onEndpoint(run, keys, id);
+  /** After a change of which endpoints want what (never before it: a plan read in between would pass). */
+  const moveVersion = () => redisCall('endpoints version', () => redis.incr(keys.endpointsVersion));
 
   const listEndpoints = async (): Promise<EndpointWithSecrets[]> => {
-    const ids = await redisCall('endpoints', () => redis.zrange(keys.endpoints, 0, -1));
+    const ids = await endpointIds(redis, keys);
     const p = redis.pipeline();
-    for (const id of ids) p.hmget(keys.endpoint(id), ...ENDPOINT_FIELDS);
+    for (const id of ids) p.hmget(keys.endpoint(id).endpoint, ...ENDPOINT_FIELDS);
     const rows = await pipelineValues('endpoints', p);
     return rows.flatMap((values) => read(values as (string | null)[]) ?? []);
   };
@@ -50,44 +58,50 @@ export function createRedisEndpoints(
       return { version, endpoints: (await listEndpoints()).filter((e) => e.enabled) };
     },
 
+    /** The hash, then the shared list, then the version: Cluster runs no transaction across tags. A crash
+     * in between leaves an endpoint not listed yet, which nothing dispatches to. */
     async createEndpoint(e: NewEndpoint) {
       const at = now();
-      const tx = redis
-        .multi()
-        .hset(keys.endpoint(e.id), newEndpointHash(e, secrets, at))
-        .zadd(keys.endpoints, at, e.id)
-        .incr(keys.endpointsVersion);
-      await pipelineValues(`create endpoint ${e.id}`, tx);
+      await redisCall(`create endpoint ${e.id}`, () =>
+        redis.hset(keys.endpoint(e.id).endpoint, newEndpointHash(e, secrets, at)),
+      );
+      await redisCall(`list endpoint ${e.id}`, () => redis.zadd(keys.endpoints, at, e.id));
+      await moveVersion();
       return (await endpoint(e.id)) as EndpointWithSecrets;
     },
 
     async updateEndpoint(id, patch) {
-      const flags = [patch.enabled ? '1' : '0', patch.enabled === undefined ? '0' : '1'];
-      const args = [id, now(), ...flags, ...patchedHashFields(patch)];
-      const found = await run(`update endpoint ${id}`, updateEndpointScript, args);
-      return found === 1 ? endpoint(id) : undefined;
+      const args = [now(), patch.enabled ? '1' : '0', ...patchedHashFields(patch)];
+      const found = await on(id)(`update endpoint ${id}`, updateEndpointScript, args);
+      if (found !== 1) return undefined;
+      await moveVersion();
+      return endpoint(id);
     },
 
-    deleteEndpoint: async (id) => (await run(`delete endpoint ${id}`, deleteEndpointScript, [id])) === 1,
+    /** The endpoint's keys in one script, then its entries in the shared list and id index (read before). */
+    async deleteEndpoint(id) {
+      const ids = await redisCall(`deliveries of ${id}`, () => redis.zrange(keys.endpoint(id).byId, 0, -1));
+      if ((await on(id)(`delete endpoint ${id}`, deleteEndpointScript, [])) !== 1) return false;
+      await redisCall(`unlist endpoint ${id}`, () => redis.zrem(keys.endpoints, id));
+      if (ids.length > 0)
+        await redisCall(`unindex deliveries of ${id}`, () => redis.hdel(keys.deliveryEndpoints, ...ids));
+      await moveVersion();
+      return true;
+    },
 
     async rotateSecret(id, secret, overlapMs) {
       const at = now();
       const sealed = secrets.seal(id, secret);
-      const found = await run(
-        `rotate secret of ${id}`,
-        rotateScript,
-        [sealed, at + overlapMs, at],
-        [keys.endpoint(id)],
-      );
+      const found = await on(id)(`rotate secret of ${id}`, rotateScript, [sealed, at + overlapMs, at]);
       return found === 1 ? endpoint(id) : undefined;
     },
 
     async disableEndpoint(id, reason) {
-      await run(`disable endpoint ${id}`, disableScript, [id, reason, now()]);
+      if ((await on(id)(`disable endpoint ${id}`, disableScript, [reason, now()])) === 1) await moveVersion();
     },
 
     async markEndpointHealth(id, failed, at) {
-      const since = await run(`health of ${id}`, healthScript, [failed ? '1' : '0', at], [keys.endpoint(id)]);
+      const since = await on(id)(`health of ${id}`, healthScript, [failed ? '1' : '0', at]);
       return typeof since === 'string' ? Number(since) : null;
     },
 

@@ -104,7 +104,14 @@ export const DELIVERY_FIELDS = [
   'replay_of',
 ] as const;
 
-/** From `HMGET DELIVERY_FIELDS`; undefined when the delivery does not exist. */
+/** From the JSON the scripts keep per delivery (prelude.lua's putD); undefined when there is none. */
+export function deliveryFromJson(json: string | null | undefined): Delivery | undefined {
+  if (!json) return undefined;
+  const d = JSON.parse(json) as Record<string, string | undefined>;
+  return deliveryFromValues(DELIVERY_FIELDS.map((f) => d[f] ?? null));
+}
+
+/** From `DELIVERY_FIELDS` in order; undefined when the delivery does not exist. */
 export function deliveryFromValues(v: Values): Delivery | undefined {
   const [id, endpointId, eventId, eventType, stream, seq, status, attempts, nextAttemptAt] = v;
   const [createdAt, updatedAt, lastStatusCode, lastError, replayOf] = v.slice(9);
@@ -127,7 +134,7 @@ export function deliveryFromValues(v: Values): Delivery | undefined {
   };
 }
 
-/** The JSON of one attempt as record.lua stores it (snake_case, as since the first release). */
+/** The JSON of one attempt as record.lua stores it (snake_case, as since the first release), one a line. */
 interface StoredAttempt {
   id: number;
   delivery_id: number;
@@ -142,8 +149,9 @@ interface StoredAttempt {
   fence?: number | null;
 }
 
-export const attemptToJson = (a: Omit<Attempt, 'id'>): string =>
+export const attemptToJson = (a: Attempt): string =>
   JSON.stringify({
+    id: a.id,
     delivery_id: a.deliveryId,
     attempt_no: a.attemptNo,
     at: a.at,
@@ -155,6 +163,10 @@ export const attemptToJson = (a: Omit<Attempt, 'id'>): string =>
     claim: a.claim,
     fence: a.fence,
   });
+
+/** The attempts of one delivery from its line-per-attempt log (record.lua). */
+export const attemptsFromLog = (log: string | null | undefined): Attempt[] =>
+  log ? log.split('\n').map(attemptFromJson) : [];
 
 export function attemptFromJson(json: string): Attempt {
   const a = JSON.parse(json) as StoredAttempt;

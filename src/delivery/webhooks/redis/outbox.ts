@@ -3,13 +3,14 @@
  * mode), behind the same ports and contract suites as SQLite. The client is the caller's and is never quit.
  */
 import type { Redis } from 'ioredis';
+import { redisCall } from '../../../redis/errors.js';
 import type { Outbox } from '../ports.js';
 import { plainSecrets, type SecretCodec } from '../secret-codec.js';
 import { createRedisEndpoints } from './endpoints.js';
 import { createRedisHistory } from './history.js';
-import { type OutboxScriptRunner, outboxKeys, runScript } from './keys.js';
+import { type OutboxScriptRunner, outboxKeys } from './keys.js';
 import { createRedisQueue } from './queue.js';
-import { migrateClaimsScript } from './scripts.js';
+import { upgradeOutboxLayout } from './upgrade.js';
 
 export interface RedisOutboxOptions {
   redis: Redis;
@@ -28,23 +29,39 @@ export function createRedisOutbox(opts: RedisOutboxOptions): Outbox {
   const { redis } = opts;
   const now = opts.now ?? Date.now;
   const keys = outboxKeys(opts.prefix);
-  // Keys written before the claim index existed are upgraded once, before this node's first script; a
-  // failed attempt (Redis away) is retried by the next call.
-  let migrated: Promise<unknown> | undefined;
-  const migrate = () => {
-    migrated ??= runScript(redis, keys, 'upgrade the claim index', migrateClaimsScript, []).catch((err) => {
-      migrated = undefined;
+  // An older key layout is upgraded once (upgrade.ts), before this node's first call of any port; a failed
+  // attempt (Redis away, another node upgrading) is retried by the next call.
+  let upgraded: Promise<unknown> | undefined;
+  const upgrade = () => {
+    upgraded ??= upgradeOutboxLayout(redis, keys).catch((err) => {
+      upgraded = undefined;
       throw err;
     });
-    return migrated;
+    return upgraded;
   };
-  const run: OutboxScriptRunner = async (what, script, args, declared) => {
-    await migrate();
-    return runScript(redis, keys, what, script, args, declared);
-  };
+  const run: OutboxScriptRunner = (what, script, scriptKeys, args) =>
+    redisCall(what, () => script.run(redis, scriptKeys, args));
   return {
-    queue: createRedisQueue(redis, keys, now, opts.fenceKey ?? `${opts.prefix}fence`, run),
-    endpoints: createRedisEndpoints(redis, keys, now, opts.secrets ?? plainSecrets, run),
-    history: createRedisHistory(redis, keys, run),
+    queue: afterUpgrade(
+      createRedisQueue(redis, keys, now, opts.fenceKey ?? `${opts.prefix}fence`, run),
+      upgrade,
+    ),
+    endpoints: afterUpgrade(
+      createRedisEndpoints(redis, keys, now, opts.secrets ?? plainSecrets, run),
+      upgrade,
+    ),
+    history: afterUpgrade(createRedisHistory(redis, keys, run), upgrade),
   };
+}
+
+/** The port with each method first awaiting `upgrade`. */
+function afterUpgrade<T extends object>(port: T, upgrade: () => Promise<unknown>): T {
+  const methods = Object.entries(port).map(([name, method]) => [
+    name,
+    async (...args: unknown[]) => {
+      await upgrade();
+      return (method as (...a: unknown[]) => unknown)(...args);
+    },
+  ]);
+  return Object.fromEntries(methods) as T;
 }

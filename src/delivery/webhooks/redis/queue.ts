@@ -1,28 +1,40 @@
 /**
- * The Redis queue: deliveries owed and in flight, each state change one Lua script (scripts.ts) so that it
- * is atomic on the server, shared by every node.
+ * The Redis queue: deliveries owed and in flight. Each state change of one endpoint is one Lua script on its
+ * own keys (scripts.ts), atomic on the server and runnable by Redis Cluster; what also touches a shared key
+ * (the feed cursor, id and claim counters, the fence mark) is a short sequence of calls, each safe to repeat.
  */
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis/errors.js';
 import { FEED_START } from '../../../store/ports.js';
+import type { PlannedDelivery } from '../dispatch/enqueue-plan.js';
 import { RESPONSE_BODY_LIMIT } from '../model.js';
 import type { WebhookQueue } from '../ports.js';
+import { claimDue, wakeTimes } from './claim.js';
 import { attemptToJson } from './hashes.js';
-import { readDeliveries } from './history.js';
-import type { OutboxKeys, OutboxScriptRunner } from './keys.js';
+import { endpointIds, endpointOf, readDeliveries } from './history.js';
+import { insertWithIds } from './insert.js';
+import { type OutboxKeys, type OutboxScriptRunner, onEndpoint } from './keys.js';
 import {
-  claimScript,
-  enqueueOneScript,
-  feedScript,
-  oldestClaimScript,
+  enqueueScript,
+  feedCursorScript,
   pauseScript,
   recordScript,
   recoverScript,
-  replayRangeScript,
   replayScript,
 } from './scripts.js';
 
 const RECOVER_BATCH = 500;
+const REPLAY_BATCH = 100;
+
+/** The items of `list` grouped by `key`, groups in order of first appearance. */
+const groupBy = <T>(list: readonly T[], key: (t: T) => string) => {
+  const out = new Map<string, T[]>();
+  for (const t of list) out.set(key(t), [...(out.get(key(t)) ?? []), t]);
+  return out;
+};
+
+const deliveryArgs = (ps: readonly PlannedDelivery[]) =>
+  ps.flatMap((p) => [p.event.id, p.event.type, p.event.stream, p.event.seq, p.body]);
 
 // biome-ignore lint/complexity/noExcessiveLinesPerFunction: the queue port over Redis: its methods share the client, the keys and the scripts, and each is short
 export function createRedisQueue(
@@ -33,50 +45,93 @@ export function createRedisQueue(
   fenceKey: string,
   run: OutboxScriptRunner,
 ): WebhookQueue {
-  const deliveries = (ids: readonly (number | string)[]) => readDeliveries(redis, keys, ids);
-  const inserted = async (id: unknown) =>
-    typeof id === 'number' && id > 0 ? (await deliveries([id]))[0] : undefined;
+  const cursorKeys = [keys.feedCursor, keys.endpointsVersion];
+  const inserted = async (ep: string, ids: string[] | 'gone') =>
+    ids === 'gone' || ids.length === 0 ? undefined : (await readDeliveries(redis, keys, ep, ids))[0];
+  /** Replays these deliveries of `ep` in order; answers the new ids. */
+  const replayOf = (ep: string, ids: readonly string[], at: number) =>
+    insertWithIds(redis, keys, run, ep, ids.length, `replay for ${ep}`, replayScript, {
+      before: [at],
+      after: ids as string[],
+    });
 
   return {
     feedCursor: async () => (await redisCall('feed cursor', () => redis.get(keys.feedCursor))) ?? FEED_START,
 
+    /**
+     * Check the cursor and the endpoints version; insert endpoint by endpoint (each skipping what it already
+     * holds, through `:events`); move the cursor if both are still as planned. A crash or a lost race between
+     * the steps leaves deliveries the next read of the same batch finds already enqueued, never a gap.
+     */
     async enqueueFromFeed(step) {
-      const args: Array<string | number> = [step.from, step.to, step.endpointsVersion, now()];
-      for (const p of step.deliveries)
-        args.push(p.endpointId, p.event.id, p.event.type, p.event.stream, p.event.seq, p.body);
-      const reply = (await run('enqueue from feed', feedScript, args)) as [string, number?];
-      return reply[0] === 'stale' ? 'stale' : { enqueued: reply[1] ?? 0 };
+      const planned = [step.from, step.endpointsVersion];
+      if ((await run('check the feed cursor', feedCursorScript, cursorKeys, [...planned, ''])) === 'stale')
+        return 'stale';
+      const at = now();
+      let enqueued = 0;
+      for (const [ep, owed] of groupBy(step.deliveries, (p) => p.endpointId)) {
+        const ids = await insertWithIds(
+          redis,
+          keys,
+          run,
+          ep,
+          owed.length,
+          'enqueue from feed',
+          enqueueScript,
+          {
+            before: [at, 'feed'],
+            after: deliveryArgs(owed),
+          },
+        );
+        if (ids !== 'gone') enqueued += ids.length;
+      }
+      const moved = await run('move the feed cursor', feedCursorScript, cursorKeys, [...planned, step.to]);
+      return moved === 'stale' ? 'stale' : { enqueued };
     },
 
-    async enqueue({ endpointId, event, body }) {
-      const args = [endpointId, event.id, event.type, event.stream, event.seq, body, now()];
-      return inserted(await run(`enqueue for ${endpointId}`, enqueueOneScript, args));
+    async enqueue(p) {
+      const ids = await insertWithIds(
+        redis,
+        keys,
+        run,
+        p.endpointId,
+        1,
+        `enqueue for ${p.endpointId}`,
+        enqueueScript,
+        {
+          before: [now(), 'one'],
+          after: deliveryArgs([p]),
+        },
+      );
+      return inserted(p.endpointId, ids);
     },
 
-    replay: async (deliveryId) =>
-      inserted(await run(`replay ${deliveryId}`, replayScript, [deliveryId, now()])),
-
-    replayRange: async (endpointId, from, to) =>
-      (await run(`replay range of ${endpointId}`, replayRangeScript, [
-        endpointId,
-        from,
-        to,
-        now(),
-      ])) as number,
-
-    async claimDue(at, limit, o) {
-      const pausedUntil = at + o.chatMinIntervalMs;
-      const args = [at, limit, pausedUntil, o.perEndpoint, limit * 4 + 32, o.fence ?? '', fenceKey];
-      const [status, ...pairs] = (await run('claim due deliveries', claimScript, args)) as string[];
-      if (status === 'fenced') return 'fenced';
-      const claims = new Map<number, number>();
-      for (let i = 0; i < pairs.length; i += 2) claims.set(Number(pairs[i]), Number(pairs[i + 1]));
-      const fence = o.fence ?? null;
-      return (await deliveries([...claims.keys()])).map((d) => ({ ...d, claim: claims.get(d.id)!, fence }));
+    async replay(deliveryId) {
+      const ep = await endpointOf(redis, keys, deliveryId);
+      return ep === undefined ? undefined : inserted(ep, await replayOf(ep, [String(deliveryId)], now()));
     },
+
+    /** The endpoint's originals in [from, to], read a page at a time and replayed in id order. */
+    async replayRange(endpointId, from, to) {
+      const ids = await redisCall(`replay range of ${endpointId}`, () =>
+        redis.zrangebyscore(keys.endpoint(endpointId).originals, from, to),
+      );
+      ids.sort((a, b) => Number(a) - Number(b));
+      const at = now();
+      let n = 0;
+      for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
+        const made = await replayOf(endpointId, ids.slice(i, i + REPLAY_BATCH), at);
+        if (made !== 'gone') n += made.length;
+      }
+      return n;
+    },
+
+    claimDue: (at, limit, o) => claimDue(redis, keys, run, fenceKey, at, limit, o),
 
     async recordAttempt(d, a, next) {
+      const id = await redisCall('attempt id', () => redis.incr(keys.attemptIds));
       const row = attemptToJson({
+        id,
         deliveryId: d.id,
         attemptNo: d.attempts + 1,
         at: a.at,
@@ -88,7 +143,7 @@ export function createRedisQueue(
         claim: d.claim,
         fence: d.fence,
       });
-      const applied = await run(`record attempt of ${d.id}`, recordScript, [
+      const args = [
         d.id,
         d.claim,
         row,
@@ -97,38 +152,53 @@ export function createRedisQueue(
         a.at,
         a.statusCode ?? '',
         a.error ?? '',
-      ]);
-      return applied === 1;
+      ];
+      return (
+        (await onEndpoint(run, keys, d.endpointId)(`record attempt of ${d.id}`, recordScript, args)) === 1
+      );
     },
 
     async recoverInFlight(which) {
-      if (!('claimedBefore' in which)) {
-        const pairs = which.flatMap((c) => [c.id, c.claim]);
-        return (await run('recover held claims', recoverScript, ['claims', ...pairs])) as number;
-      }
-      // In batches, each script bounded (ZRANGEBYSCORE ... LIMIT), until a batch comes back short.
       let total = 0;
-      for (;;) {
-        const args = ['before', which.claimedBefore, RECOVER_BATCH];
-        const n = (await run('recover expired claims', recoverScript, args)) as number;
-        total += n;
-        if (n < RECOVER_BATCH) return total;
+      if (!('claimedBefore' in which)) {
+        const eps = await redisCall('endpoints of claims', () =>
+          which.length === 0
+            ? Promise.resolve([])
+            : redis.hmget(keys.deliveryEndpoints, ...which.map((c) => String(c.id))),
+        );
+        const held = groupBy(
+          which.flatMap((c, i) => (eps[i] ? [{ ep: eps[i], c }] : [])),
+          (h) => h.ep,
+        );
+        for (const [ep, claims] of held) {
+          const pairs = claims.flatMap(({ c }) => [c.id, c.claim]);
+          total += (await onEndpoint(run, keys, ep)('recover held claims', recoverScript, [
+            'claims',
+            ...pairs,
+          ])) as number;
+        }
+        return total;
       }
+      // Endpoint by endpoint, in batches, each script bounded (ZRANGEBYSCORE ... LIMIT), until one comes back short.
+      for (const ep of await endpointIds(redis, keys)) {
+        for (;;) {
+          const args = ['before', which.claimedBefore, RECOVER_BATCH];
+          const n = (await onEndpoint(run, keys, ep)(
+            'recover expired claims',
+            recoverScript,
+            args,
+          )) as number;
+          total += n;
+          if (n < RECOVER_BATCH) break;
+        }
+      }
+      return total;
     },
 
     async pauseEndpoint(id, until) {
-      await run(`pause endpoint ${id}`, pauseScript, [id, until]);
+      await onEndpoint(run, keys, id)(`pause endpoint ${id}`, pauseScript, [until]);
     },
 
-    async wakeTimes() {
-      const [[, score], oldest] = await Promise.all([
-        redisCall('next due', () => redis.zrange(keys.due, 0, 0, 'WITHSCORES')),
-        run('oldest claim', oldestClaimScript, [], [keys.claimed]) as Promise<string | null>,
-      ]);
-      return {
-        nextDueAt: score === undefined ? null : Number(score),
-        oldestClaimAt: oldest === null ? null : Number(oldest),
-      };
-    },
+    wakeTimes: () => wakeTimes(redis, keys),
   };
 }

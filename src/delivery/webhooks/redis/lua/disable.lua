@@ -1,8 +1,5 @@
--- KEYS: none yet; every key is built from W = ARGV[1] (see prelude.lua).
--- ARGV: W, id, reason, now.
-local ep = ARGV[2]
-if redis.call('EXISTS', ekey(ep)) == 0 then return 0 end
-redis.call('HSET', ekey(ep), 'enabled', '0', 'disabled_reason', ARGV[3], 'updated_at', ARGV[4])
-refreshEndpoint(ep)
-redis.call('INCR', W .. 'endpoints-version')
+-- KEYS: one endpoint's (prelude.lua). ARGV: endpoint id, reason, now. Its owed deliveries stay pending (a
+-- disabled endpoint has nothing due). Answers 0 for no endpoint; the caller then moves the endpoints version.
+if redis.call('EXISTS', EP) == 0 then return 0 end
+redis.call('HSET', EP, 'enabled', '0', 'disabled_reason', ARGV[2], 'updated_at', ARGV[3])
 return 1

@@ -1,5 +1,5 @@
--- KEYS: none yet; every key is built from W = ARGV[1] (see prelude.lua).
--- ARGV: W, id, until.
-if redis.call('EXISTS', ekey(ARGV[2])) == 0 then return 0 end
-pause(ARGV[2], ARGV[3])
+-- KEYS: one endpoint's (prelude.lua). ARGV: endpoint id, until. Nothing of the endpoint is due before
+-- `until` (claims and the due time read its `paused_until`). Answers 0 for no endpoint.
+if redis.call('EXISTS', EP) == 0 then return 0 end
+redis.call('HSET', EP, 'paused_until', ARGV[2])
 return 1

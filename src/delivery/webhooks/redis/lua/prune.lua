@@ -1,15 +1,18 @@
--- KEYS: none yet; every key is built from W = ARGV[1] (see prelude.lua).
--- ARGV: W, before, batch. Forgets up to `batch` finished deliveries updated before `before`; answers how
--- many.
-local ids = redis.call('ZRANGEBYSCORE', W .. 'finished', '-inf', '(' .. ARGV[2], 'LIMIT', 0, ARGV[3])
+-- KEYS: one endpoint's (prelude.lua). ARGV: endpoint id, before, batch. Forgets up to `batch` finished
+-- deliveries updated before `before` with their bodies and attempts; answers their ids (the caller drops
+-- them from the shared id index).
+local ids = redis.call('ZRANGEBYSCORE', FINISHED, '-inf', '(' .. ARGV[2], 'LIMIT', 0, ARGV[3])
 for _, id in ipairs(ids) do
-  local d = redis.call('HMGET', dkey(id), 'endpoint_id', 'status', 'event_id')
-  local ep = d[1]
-  redis.call('DEL', dkey(id), dkey(id) .. ':attempts')
-  redis.call('ZREM', ekey(ep) .. ':deliveries', id)
-  redis.call('ZREM', ekey(ep) .. ':originals', id)
-  if redis.call('HGET', ekey(ep) .. ':events', d[3]) == id then redis.call('HDEL', ekey(ep) .. ':events', d[3]) end
-  count(d[2], -1)
-  redis.call('ZREM', W .. 'finished', id)
+  local d = getD(id)
+  if d then
+    if redis.call('HGET', EVENTS, d.event_id) == id then redis.call('HDEL', EVENTS, d.event_id) end
+    count(d.status, -1)
+  end
+  redis.call('HDEL', D, id)
+  redis.call('HDEL', BODIES, id)
+  redis.call('HDEL', ATTEMPTS, id)
+  redis.call('ZREM', IDS, id)
+  redis.call('ZREM', ORIGINALS, id)
+  redis.call('ZREM', FINISHED, id)
 end
-return #ids
+return ids
