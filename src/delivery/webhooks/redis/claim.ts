@@ -12,7 +12,9 @@
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis/errors.js';
 import type { ClaimedDelivery, ClaimOptions } from '../ports.js';
-import { endpointIds, readDeliveries } from './history.js';
+import { byEndpoint } from './by-endpoint.js';
+import { deliveryFromJson } from './hashes.js';
+import { endpointIds } from './history.js';
 import { type OutboxKeys, type OutboxScriptRunner, onEndpoint, pipelineValues } from './keys.js';
 import { claimScript, raiseFenceScript } from './scripts.js';
 
@@ -65,22 +67,27 @@ export async function claimDue(
     if (o.fence < mark) return 'fenced';
   }
   const heads = await dueHeads(redis, keys, at, limit, o);
-  const byEndpoint = new Map<string, Head[]>();
-  for (const h of heads) byEndpoint.set(h.ep, [...(byEndpoint.get(h.ep) ?? []), h]);
+  if (heads.length === 0) return [];
+  // Claim numbers are a shared counter: one range for the pass, reserved before the endpoints' scripts, each
+  // endpoint taking the next part (a head an endpoint's script no longer finds due leaves a gap).
+  let next =
+    (await redisCall('reserve claim numbers', () => redis.incrby(keys.claims, heads.length))) -
+    heads.length +
+    1;
   const claimed: ClaimedDelivery[] = [];
-  for (const [ep, mine] of byEndpoint) {
-    // Claim numbers are a shared counter: reserved here, one per candidate, before the endpoint's script.
-    const last = await redisCall('reserve claim numbers', () => redis.incrby(keys.claims, mine.length));
-    const args = [at, at + o.chatMinIntervalMs, o.perEndpoint, o.fence ?? '', last - mine.length + 1];
-    const [status, ...pairs] = (await onEndpoint(run, keys, ep)('claim due deliveries', claimScript, [
-      ...args,
-      ...mine.map((h) => h.id),
-    ])) as string[];
+  for (const [ep, mine] of byEndpoint(heads, (h) => h.ep)) {
+    const args = [at, at + o.chatMinIntervalMs, o.perEndpoint, o.fence ?? '', next, ...mine.map((h) => h.id)];
+    next += mine.length;
+    const [status, ...triples] = (await onEndpoint(run, keys, ep)(
+      'claim due deliveries',
+      claimScript,
+      args,
+    )) as string[];
     if (status === 'fenced') return 'fenced';
-    const claims = new Map<string, number>();
-    for (let i = 0; i < pairs.length; i += 2) claims.set(pairs[i]!, Number(pairs[i + 1]));
-    for (const d of await readDeliveries(redis, keys, ep, [...claims.keys()]))
-      claimed.push({ ...d, claim: claims.get(String(d.id))!, fence: o.fence ?? null });
+    for (let i = 0; i < triples.length; i += 3) {
+      const d = deliveryFromJson(triples[i + 2]);
+      if (d) claimed.push({ ...d, claim: Number(triples[i + 1]), fence: o.fence ?? null });
+    }
   }
   if (o.fence !== undefined && claimed.length > 0)
     await run('raise the fence mark', raiseFenceScript, [fenceKey], [o.fence]);

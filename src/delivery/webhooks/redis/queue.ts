@@ -9,6 +9,7 @@ import { FEED_START } from '../../../store/ports.js';
 import type { PlannedDelivery } from '../dispatch/enqueue-plan.js';
 import { RESPONSE_BODY_LIMIT } from '../model.js';
 import type { WebhookQueue } from '../ports.js';
+import { byEndpoint } from './by-endpoint.js';
 import { claimDue, wakeTimes } from './claim.js';
 import { attemptToJson } from './hashes.js';
 import { endpointIds, endpointOf, readDeliveries } from './history.js';
@@ -25,13 +26,6 @@ import {
 
 const RECOVER_BATCH = 500;
 const REPLAY_BATCH = 100;
-
-/** The items of `list` grouped by `key`, groups in order of first appearance. */
-const groupBy = <T>(list: readonly T[], key: (t: T) => string) => {
-  const out = new Map<string, T[]>();
-  for (const t of list) out.set(key(t), [...(out.get(key(t)) ?? []), t]);
-  return out;
-};
 
 const deliveryArgs = (ps: readonly PlannedDelivery[]) =>
   ps.flatMap((p) => [p.event.id, p.event.type, p.event.stream, p.event.seq, p.body]);
@@ -69,7 +63,7 @@ export function createRedisQueue(
         return 'stale';
       const at = now();
       let enqueued = 0;
-      for (const [ep, owed] of groupBy(step.deliveries, (p) => p.endpointId)) {
+      for (const [ep, owed] of byEndpoint(step.deliveries, (p) => p.endpointId)) {
         const ids = await insertWithIds(
           redis,
           keys,
@@ -166,7 +160,7 @@ export function createRedisQueue(
             ? Promise.resolve([])
             : redis.hmget(keys.deliveryEndpoints, ...which.map((c) => String(c.id))),
         );
-        const held = groupBy(
+        const held = byEndpoint(
           which.flatMap((c, i) => (eps[i] ? [{ ep: eps[i], c }] : [])),
           (h) => h.ep,
         );
