@@ -24,9 +24,11 @@
  * - `recoverInFlight` clears the claims it releases: given claims, only those still held; given a cutoff, only
  *   claims made at or before it (expired: a live claimer may still be sending and recording the others).
  * - A body is stored once, at enqueue; replays copy it (new delivery, same event id, `replayOf` set).
- * - `enqueueFromFeed` writes a batch's deliveries and moves the cursor together, and only from the cursor and
- *   the endpoints version the batch was planned against: a crash, a lost reply or a second reader never loses
- *   nor duplicates a delivery, and (endpoint, event id) is enqueued at most once.
+ * - `enqueueFromFeed` writes a batch's deliveries and then moves the cursor, only from the cursor and the
+ *   endpoints version the batch was planned against: a crash, a lost reply or a second reader never loses
+ *   nor duplicates a delivery, and (endpoint, event id) is enqueued at most once. SQLite does it in one
+ *   transaction; Redis endpoint by endpoint (one script each, for Redis Cluster), so a step that loses a race
+ *   to another reader half-way may have written part of its batch, which that reader's step skips.
  *
  * History contract: owed deliveries are never pruned; pruning a delivery forgets its attempts too.
  */
@@ -90,7 +92,8 @@ export interface FeedStep {
 export interface WebhookQueue {
   /** The feed position up to which events have been enqueued (FEED_START before the first). */
   feedCursor(): Promise<string>;
-  /** 'stale' (nothing written) when the cursor or the endpoints moved since the batch was planned. */
+  /** 'stale' when the cursor or the endpoints moved since the batch was planned: nothing written when they
+   * had moved before the step began (see the contract above for a race during it). */
   enqueueFromFeed(step: FeedStep): Promise<'stale' | { enqueued: number }>;
   /** One delivery outside the feed (test events); undefined when the endpoint is unknown. */
   enqueue(p: PlannedDelivery): Promise<Delivery | undefined>;

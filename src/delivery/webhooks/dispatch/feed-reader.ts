@@ -34,7 +34,8 @@ export interface FeedReaderDeps {
   onEnqueued?: () => void;
 }
 
-/** One step: `stale` when the cursor or the endpoints moved meanwhile (nothing written; read again). */
+/** One step: `stale` when the cursor or the endpoints moved meanwhile (read again; what was written of the
+ * batch, if anything, is skipped then: ports.ts). */
 export type FeedResult = { read: number; enqueued: number } | 'stale';
 
 export function createFeedReader(deps: FeedReaderDeps) {
