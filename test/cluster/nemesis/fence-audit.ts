@@ -3,10 +3,18 @@
  * which also shows the commands a Lua script runs, tagged `lua`, right after the script's call) and keeps
  * the fence mark as the server does: each INCR of the fence key issues the next token, each SET of it raises
  * it. An append script (7 keys, KEYS[5] the fence key) carrying a token below the mark must write no entry
- * (XADD to a `:log` stream); an outbox claim script (ARGV[8] the fence key) carrying one must claim nothing
- * (HSET ... in_flight). Either would be a write from a node that had lost the lease.
+ * (XADD to a `:log` stream). An outbox claim (claim.lua on one endpoint's keys, ARGV[5] the token) is fenced
+ * in two steps (docs/webhooks.md): its pass reads the mark first (a GET of the fence key on the same
+ * connection), and the script checks the endpoint's own mark (`fence` in its hash, raised by claims); one
+ * carrying a token below either must claim nothing (HINCRBY ... in_flight). Either would be a write from a
+ * node that had lost the lease. A claim whose token is below the mark only because the mark moved after its
+ * pass read it is counted apart (`window`): the one moment the outbox's per-endpoint claims leave open.
  */
+import { createHash } from 'node:crypto';
 import { connect as connectTcp, type Socket } from 'node:net';
+import { endpointScriptSource } from '../../../src/delivery/webhooks/redis/scripts.js';
+
+const CLAIM_SHA = createHash('sha1').update(endpointScriptSource('claim')).digest('hex');
 
 interface Call {
   kind: 'append' | 'claim';
@@ -25,6 +33,8 @@ export interface FenceAudit {
     appends: number;
     claims: number;
     stale: { append: number; claim: number };
+    /** Claims whose token was below the mark only because it moved after their pass read it. */
+    window: number;
     violations: string[];
   };
   close(): void;
@@ -35,7 +45,11 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
   let open: Call | undefined;
   let appends = 0;
   let claims = 0;
+  let window = 0;
   const stale = { append: 0, claim: 0 };
+  /** The mark each connection's last read of the fence key saw, and each endpoint's own mark. */
+  const read = new Map<string, number>();
+  const endpointMarks = new Map<string, number>();
   const violations: string[] = [];
   let socket: Socket | undefined;
 
@@ -49,11 +63,21 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
     open = undefined;
   };
 
+  /** A claim script call: stale against the mark its pass read or its endpoint's; in the window if only
+   * against the mark now. */
+  const openClaim = (source: string, endpointKey: string, token: number) => {
+    claims++;
+    const markAt = Math.max(read.get(source) ?? 0, endpointMarks.get(endpointKey) ?? 0);
+    if (token >= markAt && token < mark) window++;
+    open = { kind: 'claim', token, markAt, wrote: false };
+  };
+
   const onCommand = (args: string[], source: string) => {
     const [name = '', ...rest] = args;
     const cmd = name.toLowerCase();
     if (source !== 'lua') {
       settle();
+      if (cmd === 'get' && rest[0] === fenceKey) read.set(source, mark);
       if (cmd !== 'evalsha' && cmd !== 'eval') return;
       const numkeys = Number(rest[1]);
       const keys = rest.slice(2, 2 + numkeys);
@@ -61,17 +85,19 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
       if (numkeys === 7 && keys[4] === fenceKey && argv[1] !== '') {
         appends++;
         open = { kind: 'append', token: Number(argv[1]), markAt: mark, wrote: false };
-      } else if (numkeys === 0 && argv[7] === fenceKey && argv[6] !== '') {
-        claims++;
-        open = { kind: 'claim', token: Number(argv[6]), markAt: mark, wrote: false };
+      } else if (cmd === 'evalsha' && rest[0] === CLAIM_SHA && argv[4] !== '') {
+        openClaim(source, keys[0] ?? '', Number(argv[4]));
       }
       return;
     }
     const key = rest[0];
     if (key === fenceKey && cmd === 'incr') mark++;
     if (key === fenceKey && cmd === 'set') mark = Math.max(mark, Number(rest[1]));
+    if (key && cmd === 'hset' && rest[1] === 'fence')
+      endpointMarks.set(key, Math.max(endpointMarks.get(key) ?? 0, Number(rest[2])));
     if (open?.kind === 'append' && cmd === 'xadd' && key?.endsWith(':log')) open.wrote = true;
-    if (open?.kind === 'claim' && cmd === 'hset' && rest.includes('in_flight')) open.wrote = true;
+    if (open?.kind === 'claim' && cmd === 'hincrby' && rest[1] === 'in_flight' && rest[2] === '1')
+      open.wrote = true;
   };
 
   // A plain socket: MONITOR answers one simple string per command, `<time> [<db> <source>] "arg" ...`.
@@ -106,6 +132,8 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
     serverWiped() {
       settle();
       mark = 0;
+      read.clear();
+      endpointMarks.clear();
     },
     async reconnect() {
       settle();
@@ -113,7 +141,7 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
     },
     stats: () => {
       settle();
-      return { appends, claims, stale: { ...stale }, violations: [...violations] };
+      return { appends, claims, stale: { ...stale }, window, violations: [...violations] };
     },
     close: () => socket?.destroy(),
   };

@@ -439,7 +439,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     checks.push({
       name: 'no append and no outbox claim from a node that lost the lease',
       ok: fenced.violations.length === 0 && (opts.unsafeTrustMs === 0 || staleWrites > 0),
-      detail: `${exercised}; ${fenced.appends} fenced appends and ${fenced.claims} claims audited${fenced.violations.length ? `; violations: ${fenced.violations.slice(0, 5).join('; ')}` : ''}`,
+      detail: `${exercised}; ${fenced.appends} fenced appends and ${fenced.claims} claims audited (${fenced.window} in the window between a claim pass's check and its endpoint's script)${fenced.violations.length ? `; violations: ${fenced.violations.slice(0, 5).join('; ')}` : ''}`,
     });
 
     // 5. The upstream budget, as the simulator counted it, across every hand-over.
