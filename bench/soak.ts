@@ -30,6 +30,7 @@ import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { createManualClock, type ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
+import { createInFlight } from '../src/in-flight.js';
 import { startRacewire } from '../src/runtime.js';
 import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
 import { followBusiestRaces } from './support/soak-followers.js';
@@ -60,8 +61,8 @@ const GB = 1e9;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run node with --expose-gc (npm run soak does)');
 
-// Requests in flight (upstream and webhook sends): time moves only once they are all answered.
-let inFlight = 0;
+// Requests in flight (upstream and webhook sends), and Redis commands: time moves only once they are all answered.
+const io = createInFlight();
 const realFetch = globalThis.fetch;
 /**
  * The racing API's requests are answered by the embedded simulator in this process (fastify's inject):
@@ -72,7 +73,7 @@ const realFetch = globalThis.fetch;
 let upstreamFetch: ((url: string) => Promise<Response>) | undefined;
 const UPSTREAM_PATH = '/affiliates/v1/racing/';
 globalThis.fetch = async (input, init) => {
-  inFlight++;
+  const done = io.start();
   try {
     if (upstreamFetch && typeof input === 'string' && input.includes(UPSTREAM_PATH))
       return await upstreamFetch(input);
@@ -80,7 +81,7 @@ globalThis.fetch = async (input, init) => {
     const body = await res.arrayBuffer();
     return new Response(body, { status: res.status, headers: res.headers });
   } finally {
-    inFlight--;
+    done();
   }
 };
 
@@ -93,21 +94,15 @@ globalThis.fetch = async (input, init) => {
 const WEBHOOK_TYPES = ['race.*', 'runner.*', 'market.*', 'pool.*', 'meeting.*', 'odds.plunge', 'odds.drift'];
 
 // Redis commands in flight (the request window, the log, the bus, the outbox): the same rule, for --store redis.
-let redisPending = 0;
 if (STORE === 'redis') {
   const send = Redis.prototype.sendCommand;
   Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['sendCommand']>) {
     const [command] = args;
-    redisPending++;
-    const done = () => {
-      redisPending--;
-    };
+    const done = io.start();
     command.promise.then(done, done);
     return send.apply(this, args);
   };
 }
-/** Outside I/O a woken component started: the manual clocks hold time still until it is answered. */
-const busy = () => inFlight > 0 || redisPending > 0;
 
 /**
  * One webhook endpoint: counts each delivery once by its id. The ids are remembered for the last
@@ -141,7 +136,7 @@ const dir = mkdtempSync(join(tmpdir(), 'racewire-soak-'));
 const redis: SoakRedis | undefined = STORE === 'redis' ? await startSoakRedis(REDIS_PORT) : undefined;
 // A Redis without persistence is refused unless the operator says it may lose everything: this one may.
 process.env.REDIS_ALLOW_VOLATILE = 'true';
-const wall: ManualClock = createManualClock(FROM ?? Date.now(), { busy });
+const wall: ManualClock = createManualClock(FROM ?? Date.now(), { io });
 let race: ManualClock | undefined;
 const racewire = await startRacewire({
   config: loadConfig({
@@ -158,7 +153,7 @@ const racewire = await startRacewire({
   }),
   wallClock: wall,
   clockFrom: (origin) => {
-    race = createManualClock(FROM ?? origin, { busy });
+    race = createManualClock(FROM ?? origin, { io });
     return race;
   },
 });
@@ -214,8 +209,8 @@ async function scrape() {
   };
 }
 
+/** Moves both clocks on (each waits first for the I/O in flight: `io`). */
 async function step(ms: number): Promise<void> {
-  for (let spins = 0; busy() && spins < 100_000; spins++) await new Promise((r) => setImmediate(r));
   await raceClock.advance(ms);
   await wall.advance(ms);
 }
