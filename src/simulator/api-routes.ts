@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { type ApiError, type ErrorShape, errorBody, rateLimitBody } from './api-errors.js';
-import { BETS_LIMIT, type EventOptions, eventData } from './event-payload.js';
+import { BETS_LIMIT, type EventOptions, eventBytes } from './event-payload.js';
 import type { ArmedFault, FaultQueue } from './faults.js';
 import { faultedMeetingsRequest, type Query, readMeetingsQuery, selectMeetings } from './meetings-query.js';
 import { isoNano, meetingRecord, raceA } from './payloads.js';
@@ -120,8 +120,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
     const stamp = `${world.version(id)}|${count}|${toteTick(now, state.startTime, state.closedAt)}|${betsPlaced}`;
     let entry = eventCache.get(key);
     if (entry?.stamp !== stamp) {
-      const data = eventData({ seed: world.seed, race: r, state, t: now, bets, opts, silkBase });
-      entry = { stamp, data: Buffer.from(JSON.stringify(data)) };
+      entry = { stamp, data: eventBytes({ seed: world.seed, race: r, state, t: now, bets, opts, silkBase }) };
       const old = eventCache.get(key);
       if (old) eventCacheBytes -= old.data.length;
       eventCache.delete(key);
