@@ -1,8 +1,8 @@
 /**
  * Outside I/O in flight (HTTP requests, Redis commands), counted so that a driver on a manual clock can wait
  * until it is all answered before it moves time on: `idle()` is a promise resolved when the count reaches
- * zero, so the wait blocks on the I/O instead of turning the event loop until it ends (a busy wait: one turn
- * per microsecond of every Redis round trip, a third of the Redis soak's CPU; docs/benchmarks.md).
+ * zero, so the wait blocks on the I/O instead of turning the event loop until it ends (a busy wait through
+ * every Redis round trip: about 3 % of the Redis soak's CPU samples; docs/benchmarks.md).
  */
 export interface InFlight {
   /** Counts one operation in; the function returned counts it out (once, however often it is called). */
