@@ -8,6 +8,7 @@
  * webhooks delivered; the last line `N passed, N failed` judges the run (docs/benchmarks.md, Soak).
  *
  *   npm run soak -- --days 7 [--store sqlite|redis] [--rpm 100] [--seed 1] [--step-ms 5000] [--hours H]
+ *                    [--from 2026-11-19T17:00:00Z]
  *
  * (node --expose-gc, as the npm script runs it.) `--store redis` runs the Redis log, bus and outbox on a
  * redis-server the soak starts itself (`--redis-port`, default 41400), without persistence; Redis's memory
@@ -15,6 +16,8 @@
  * judgements need 3 days and say so). Every race hour a line on stderr gives the trend and the cost: CPU
  * seconds of this process (simulator included) and upstream requests so far. `--max-wall-min M` stops the
  * same way after M minutes of wall time. `--keep-data-dir yes` leaves DATA_DIR for `bench/log-bytes.ts`.
+ * `--from T` starts both clocks at the instant T instead of now: without it a run covers the races of the
+ * wall clock's time of day, so two runs started at different hours cannot be compared.
  *
  * Time moves in steps of --step-ms (both clocks), each once no request is in flight: under the 10 s upstream
  * timeout, so no request times out for a step it waited on.
@@ -27,6 +30,7 @@ import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { createManualClock, type ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
+import { createInFlight } from '../src/in-flight.js';
 import { startRacewire } from '../src/runtime.js';
 import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
 import { followBusiestRaces } from './support/soak-followers.js';
@@ -47,14 +51,18 @@ const SEED = args.get('seed') ?? '1';
 const STEP_MS = Number(args.get('step-ms') ?? 5_000);
 /** `--keep-data-dir yes`: leave DATA_DIR for `bench/log-bytes.ts` instead of removing it at the end. */
 const KEEP_DATA_DIR = args.get('keep-data-dir') === 'yes';
+/** `--from T`: the instant (ISO 8601) both clocks start at; unset, now. */
+const FROM = args.has('from') ? Date.parse(args.get('from')!) : undefined;
+if (FROM !== undefined && Number.isNaN(FROM))
+  throw new Error(`--from takes an ISO 8601 instant, not ${args.get('from')}`);
 const DAY_MS = 86_400_000;
 const GB = 1e9;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run node with --expose-gc (npm run soak does)');
 
-// Requests in flight (upstream and webhook sends): time moves only once they are all answered.
-let inFlight = 0;
+// Requests in flight (upstream and webhook sends), and Redis commands: time moves only once they are all answered.
+const io = createInFlight();
 const realFetch = globalThis.fetch;
 /**
  * The racing API's requests are answered by the embedded simulator in this process (fastify's inject):
@@ -65,7 +73,7 @@ const realFetch = globalThis.fetch;
 let upstreamFetch: ((url: string) => Promise<Response>) | undefined;
 const UPSTREAM_PATH = '/affiliates/v1/racing/';
 globalThis.fetch = async (input, init) => {
-  inFlight++;
+  const done = io.start();
   try {
     if (upstreamFetch && typeof input === 'string' && input.includes(UPSTREAM_PATH))
       return await upstreamFetch(input);
@@ -73,7 +81,7 @@ globalThis.fetch = async (input, init) => {
     const body = await res.arrayBuffer();
     return new Response(body, { status: res.status, headers: res.headers });
   } finally {
-    inFlight--;
+    done();
   }
 };
 
@@ -86,21 +94,15 @@ globalThis.fetch = async (input, init) => {
 const WEBHOOK_TYPES = ['race.*', 'runner.*', 'market.*', 'pool.*', 'meeting.*', 'odds.plunge', 'odds.drift'];
 
 // Redis commands in flight (the request window, the log, the bus, the outbox): the same rule, for --store redis.
-let redisPending = 0;
 if (STORE === 'redis') {
   const send = Redis.prototype.sendCommand;
   Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['sendCommand']>) {
     const [command] = args;
-    redisPending++;
-    const done = () => {
-      redisPending--;
-    };
+    const done = io.start();
     command.promise.then(done, done);
     return send.apply(this, args);
   };
 }
-/** Outside I/O a woken component started: the manual clocks hold time still until it is answered. */
-const busy = () => inFlight > 0 || redisPending > 0;
 
 /**
  * One webhook endpoint: counts each delivery once by its id. The ids are remembered for the last
@@ -134,7 +136,7 @@ const dir = mkdtempSync(join(tmpdir(), 'racewire-soak-'));
 const redis: SoakRedis | undefined = STORE === 'redis' ? await startSoakRedis(REDIS_PORT) : undefined;
 // A Redis without persistence is refused unless the operator says it may lose everything: this one may.
 process.env.REDIS_ALLOW_VOLATILE = 'true';
-const wall: ManualClock = createManualClock(Date.now(), { busy });
+const wall: ManualClock = createManualClock(FROM ?? Date.now(), { io });
 let race: ManualClock | undefined;
 const racewire = await startRacewire({
   config: loadConfig({
@@ -151,7 +153,7 @@ const racewire = await startRacewire({
   }),
   wallClock: wall,
   clockFrom: (origin) => {
-    race = createManualClock(origin, { busy });
+    race = createManualClock(FROM ?? origin, { io });
     return race;
   },
 });
@@ -207,8 +209,8 @@ async function scrape() {
   };
 }
 
+/** Moves both clocks on (each waits first for the I/O in flight: `io`). */
 async function step(ms: number): Promise<void> {
-  for (let spins = 0; busy() && spins < 100_000; spins++) await new Promise((r) => setImmediate(r));
   await raceClock.advance(ms);
   await wall.advance(ms);
 }
@@ -233,7 +235,7 @@ const cpuS = () => {
 const wallS = () => Math.round((Date.now() - started) / 1000);
 const storeName = redis ? 'Redis used_memory MB' : 'DATA_DIR MB';
 console.log(
-  `soak: ${DAYS} race days${HOURS < DAYS * 24 ? ` (stopping after ${HOURS} race hours)` : ''}, store ${STORE}, ${RPM} requests/min, seed ${SEED}, DATA_DIR ${dir}`,
+  `soak: ${DAYS} race days${HOURS < DAYS * 24 ? ` (stopping after ${HOURS} race hours)` : ''} from ${new Date(raceClock.now()).toISOString()}, store ${STORE}, ${RPM} requests/min, seed ${SEED}, DATA_DIR ${dir}`,
 );
 console.log(
   `day | RSS MB | heap after GC MB | ${storeName} | metric series | events appended | webhooks delivered | CPU s | wall s`,

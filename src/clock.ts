@@ -4,6 +4,8 @@
  * manual clock in tests (no sleeps in tests).
  */
 
+import type { InFlight } from './in-flight.js';
+
 export interface Clock {
   /** Milliseconds since the Unix epoch, in this clock's time. */
   now(): number;
@@ -60,23 +62,33 @@ export interface ManualClock extends Clock {
   pending(): number;
 }
 
-/** Event-loop turns `busy` may hold time still for, per settle (a bound, so a stuck request cannot hang a run). */
-const BUSY_TURNS = 100_000;
+/** Event-loop turns a settle gives promise chains woken by a timer to reach their next wait. */
+const SETTLE_TURNS = 20;
+/** Real time a settle waits for outside I/O to end, each time (a bound, so a stuck request cannot hang a run). */
+const IO_WAIT_MS = 30_000;
 
 /**
- * A clock for tests: time moves only when told to. `busy` says outside I/O is in flight (an HTTP request, a
+ * A clock for tests: time moves only when told to. `io` says outside I/O is in flight (an HTTP request, a
  * Redis command) that a woken sleeper started: time moves on only once it is answered, so a run driving real
- * sockets (the soak) sees each request answered at the instant it was made, as a fast network would.
+ * sockets (the soak) sees each request answered at the instant it was made, as a fast network would. The
+ * clock waits on `io.idle()`, not by turning the event loop, so a wait costs no CPU.
  */
-export function createManualClock(start = 0, opts: { busy?: () => boolean } = {}): ManualClock {
+export function createManualClock(
+  start = 0,
+  opts: { io?: Pick<InFlight, 'busy' | 'idle'> } = {},
+): ManualClock {
   let now = start;
   let nextId = 0;
   const sleepers = new Map<number, { at: number; wake: () => void }>();
-  const busy = opts.busy ?? (() => false);
+  const io = opts.io;
   const settle = async () => {
-    // Let promise chains woken by a timer run to their next wait before time moves on.
-    for (let i = 0; i < 20 || (busy() && i < BUSY_TURNS); i++)
-      await new Promise<void>((r) => setImmediate(r));
+    for (;;) {
+      // Let promise chains woken by a timer run to their next wait before time moves on.
+      for (let i = 0; i < SETTLE_TURNS; i++) await new Promise<void>((r) => setImmediate(r));
+      // I/O they started: wait for its answers, then let what those woke run in turn.
+      if (!io?.busy()) return;
+      if (!(await idleWithin(io, IO_WAIT_MS))) return;
+    }
   };
   return {
     now: () => now,
@@ -105,4 +117,17 @@ export function createManualClock(start = 0, opts: { busy?: () => boolean } = {}
       await settle();
     },
   };
+}
+
+/** Whether `io` went idle within `ms` of real time. */
+async function idleWithin(io: Pick<InFlight, 'idle'>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([io.idle().then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

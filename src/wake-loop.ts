@@ -4,6 +4,7 @@
  * once, so no wake-up is lost between a step's reads and its sleep.
  */
 import type { Clock } from './clock.js';
+import { WOKEN } from './wake-reason.js';
 
 export interface WakeLoop {
   start(): void;
@@ -52,7 +53,7 @@ export function createWakeLoop(clock: Clock, step: () => Promise<number>): WakeL
     },
     kick() {
       kicked = true;
-      wake.abort();
+      wake.abort(WOKEN);
     },
   };
 }

@@ -4,6 +4,7 @@
  * own timeout (2 s) first.
  */
 import type { Clock } from '../clock.js';
+import { WOKEN } from '../wake-reason.js';
 
 /** The value `work` settles to within `ms` of wall time, or `late` (its rejection is the caller's). */
 export async function withinDeadline<T>(
@@ -19,7 +20,7 @@ export async function withinDeadline<T>(
   try {
     return await Promise.race([work.then((value) => ({ late: false, value }) as const), timeout]);
   } finally {
-    timer.abort();
+    timer.abort(WOKEN);
   }
 }
 

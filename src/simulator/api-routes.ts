@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { type ApiError, type ErrorShape, errorBody, rateLimitBody } from './api-errors.js';
-import { BETS_LIMIT, type EventOptions, eventData } from './event-payload.js';
+import { BETS_LIMIT, type EventOptions, eventBytes } from './event-payload.js';
 import type { ArmedFault, FaultQueue } from './faults.js';
 import { faultedMeetingsRequest, type Query, readMeetingsQuery, selectMeetings } from './meetings-query.js';
 import { isoNano, meetingRecord, raceA } from './payloads.js';
@@ -120,8 +120,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
     const stamp = `${world.version(id)}|${count}|${toteTick(now, state.startTime, state.closedAt)}|${betsPlaced}`;
     let entry = eventCache.get(key);
     if (entry?.stamp !== stamp) {
-      const data = eventData({ seed: world.seed, race: r, state, t: now, bets, opts, silkBase });
-      entry = { stamp, data: Buffer.from(JSON.stringify(data)) };
+      entry = { stamp, data: eventBytes({ seed: world.seed, race: r, state, t: now, bets, opts, silkBase }) };
       const old = eventCache.get(key);
       if (old) eventCacheBytes -= old.data.length;
       eventCache.delete(key);
@@ -187,7 +186,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
       const outcome = op(req, fault);
       if ('error' in outcome) return sendError(reply, 'official', outcome.error, outcome.title, req.url);
       const header = { title: outcome.title, generated_time: isoNano(clock.now()), url: req.url };
-      let body = envelope(header, outcome.params, outcome.data);
+      let body: string | Buffer = envelope(header, outcome.params, outcome.data);
       if (fault) body = applyFault(fault, body.toString());
       if (fault?.kind === 'slow') {
         try {
@@ -231,14 +230,18 @@ export function registerApiRoutes(app: FastifyInstance, deps: Deps): void {
 
 const CLOSE = Buffer.from('}');
 
+/**
+ * The body as UTF-8 bytes: a string body is measured (`Content-Length`) and then encoded by the server, two
+ * passes over a /meetings list of ~45 race hours where one encoding does (docs/benchmarks.md, the soak's CPU).
+ */
 function envelope(
   header: object,
   params: object | undefined,
   data: Record<string, unknown> | Buffer,
-): string | Buffer {
+): Buffer {
   const head = `{"header":${JSON.stringify(header)}${params === undefined ? '' : `,"params":${JSON.stringify(params)}`},"data":`;
   if (Buffer.isBuffer(data)) return Buffer.concat([Buffer.from(head), data, CLOSE]);
-  return `${head}${JSON.stringify(data)}}`;
+  return Buffer.from(`${head}${JSON.stringify(data)}}`);
 }
 
 function send(reply: FastifyReply, status: number, body: string | Buffer): FastifyReply {

@@ -14,6 +14,7 @@ import { moneyTracker } from './money.js';
 import { type Outsider, outsideMoverFrom, outsiderRecord, outsidersOf, tipsOf } from './outsiders.js';
 import { iso, isoNano } from './payloads.js';
 import { rngFor } from './rng.js';
+import { pushRunnerJson } from './runner-json.js';
 import { staticRunners } from './runner-record.js';
 import { silkUrl } from './silks.js';
 import { pricesAt } from './tote.js';
@@ -83,8 +84,8 @@ function mover(race: RaceStatic, state: RaceState): RunnerStatic | undefined {
   return best;
 }
 
-function runnerRecord(
-  base: Record<string, unknown>,
+/** The members of a runner record that move (its static ones are `base`, runner-record.ts). */
+function liveMembers(
   input: EventInput,
   r: RunnerStatic,
   flags: { fav: boolean; mover: boolean },
@@ -96,7 +97,6 @@ function runnerRecord(
   const silk64 = silkUrl(input.silkBase, r.silk, 64);
   const silk128 = silkUrl(input.silkBase, r.silk, 128);
   return {
-    ...base,
     is_scratched: scratched,
     is_late_scratched: scratched && s.late,
     // An emergency keeps its flag and position until promoted into the field (then false and "", as a
@@ -186,7 +186,15 @@ function resultRecords(seed: number, race: RaceStatic, rows: readonly ResultRow[
 /** Rows a partial result list keeps (the second real Final lists the top 4 of 7). */
 export const PARTIAL_RESULTS = 4;
 
-export function eventData(input: EventInput): Record<string, unknown> {
+/**
+ * The payload's members, each runner record as its static base and its live members: `runners` holds a
+ * placeholder, which `eventBytes` fills with each `{ ...base, ...live }` (a test checks it against
+ * `JSON.stringify` of the whole).
+ */
+export function eventMembers(input: EventInput): {
+  data: Record<string, unknown>;
+  runners: Array<{ base: Record<string, unknown>; live: Record<string, unknown> }>;
+} {
   const { seed, race, state, t, opts } = input;
   const tote = pricesAt(seed, race, state, t);
   const prices = tote?.prices ?? new Map();
@@ -196,18 +204,16 @@ export function eventData(input: EventInput): Record<string, unknown> {
   const outsideMover = outsideFrom !== null && Math.min(t, state.closedAt ?? t) >= outsideFrom;
   const move = outsideMover ? undefined : mover(race, state);
   const bases = staticRunners(seed, race);
-  const runners = race.runners.map((r, i) =>
-    runnerRecord(
-      bases[i] as Record<string, unknown>,
-      input,
-      r,
-      { fav: r === fav, mover: r === move },
-      prices.get(r.entrantId),
-    ),
-  );
+  const runners = race.runners.map((r, i) => ({
+    base: bases[i] as Record<string, unknown>,
+    live: liveMembers(input, r, { fav: r === fav, mover: r === move }, prices.get(r.entrantId)),
+  }));
   const entrant = (r: RunnerStatic | undefined) => {
     const rec = r ? runners[race.runners.indexOf(r)] : undefined;
-    return rec ? Object.fromEntries(Object.entries(rec).filter(([k]) => !RUNNER_ONLY.has(k))) : null;
+    if (!rec) return null;
+    return Object.fromEntries(
+      Object.entries({ ...rec.base, ...rec.live }).filter(([k]) => !RUNNER_ONLY.has(k)),
+    );
   };
   const field = live(race, state);
   const data: Record<string, unknown> = {
@@ -231,7 +237,7 @@ export function eventData(input: EventInput): Record<string, unknown> {
   // The favourite record says favourite: false, as the real one (its runner in `runners` says true).
   const favRecord = entrant(fav);
   data.favourite = favRecord && { ...favRecord, favourite: false };
-  data.runners = runners;
+  data.runners = RUNNERS;
   data.derivatives = null;
   data.mover = outsideMover
     ? outsiderRecord(entrant(race.runners[0]) ?? {}, outsidersOf(seed, race)[0] as Outsider)
@@ -240,5 +246,25 @@ export function eventData(input: EventInput): Record<string, unknown> {
   data.money_tracker = opts.moneyTracker ? moneyTracker(seed, race, state, t) : null;
   data.tote_pools = totePools(race, state, tote?.tick ?? null, prices, opts);
   data.error = '';
-  return data;
+  return { data, runners };
 }
+
+/** Where the runner records go in the serialised payload (no real member holds this string). */
+const RUNNERS = '\u0000runners\u0000';
+const RUNNERS_JSON = JSON.stringify(RUNNERS);
+
+/** The payload's `data` as UTF-8 JSON: `JSON.stringify` of it, the runners' static members serialised once. */
+export function eventBytes(input: EventInput): Buffer {
+  const { data, runners } = eventMembers(input);
+  const json = JSON.stringify(data);
+  const at = json.indexOf(RUNNERS_JSON);
+  const parts = [Buffer.from(`${json.slice(0, at)}[`)];
+  runners.forEach(({ base, live }, i) => {
+    if (i > 0) parts.push(COMMA);
+    pushRunnerJson(parts, base, live);
+  });
+  parts.push(Buffer.from(`]${json.slice(at + RUNNERS_JSON.length)}`));
+  return Buffer.concat(parts);
+}
+
+const COMMA = Buffer.from(',');

@@ -22,9 +22,15 @@ export function createInProcessFetch(
       onSend(u);
       inFlight++;
       try {
-        const res = await sim.app.inject({ method: 'GET', url: u.pathname + u.search });
-        // The raw bytes, not `res.body`: the string would be encoded again here and decoded by the caller.
-        const raw = res.rawPayload;
+        // As a stream: inject otherwise decodes every body into a string nobody reads (5 % of the soak's CPU),
+        // and the caller decodes the bytes itself, as it does a socket's.
+        const res = await sim.app.inject({
+          method: 'GET',
+          url: u.pathname + u.search,
+          payloadAsStream: true,
+        });
+        const chunks: Buffer[] = await res.stream().toArray();
+        const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
         return new Response(new Uint8Array(raw.buffer as ArrayBuffer, raw.byteOffset, raw.byteLength), {
           status: res.statusCode,
           headers: res.headers as Record<string, string>,

@@ -21,6 +21,7 @@ import PQueue from 'p-queue';
 import type { Clock } from '../clock.js';
 import { linkSignals } from '../linked-signal.js';
 import type { Logger } from '../logger.js';
+import { WOKEN } from '../wake-reason.js';
 import type { RateLimitInfo } from './response-meta.js';
 
 export interface RateLimiterOptions {
@@ -149,7 +150,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const poke = () => {
     const old = wake;
     wake = new AbortController();
-    old.abort();
+    old.abort(WOKEN);
   };
 
   const prune = (now: number) => {

@@ -39,6 +39,14 @@ const eventsOf = (entries: LogEntry[]) =>
   entries.flatMap((e) => (e.kind === 'event' ? [[e.event.type, (e.event.data as Loose).race?.raceId]] : []));
 
 describe('meeting pipeline', () => {
+  it('keeps no undefined member in its documents: the same list with one is no change', async () => {
+    const { log, pipeline, seen } = harness();
+    await pipeline.process([{ ...meeting([race(1)]), track_condition: undefined } as Meeting]);
+    await pipeline.process([meeting([race(1)])]);
+    expect(seen.map((e) => e.kind)).toEqual(['snapshot']);
+    expect(Object.keys((await log.head('meeting:m1')).document as object)).not.toContain('track_condition');
+  });
+
   it('snapshots a meeting on first sight, then patches it with meeting events, and skips unchanged lists', async () => {
     const { log, pipeline, seen } = harness();
     await pipeline.process([meeting([race(1), race(2)])]);

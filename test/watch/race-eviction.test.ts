@@ -5,6 +5,7 @@ import { createManualClock } from '../../src/clock.js';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog } from '../../src/store/index.js';
 import type { EventResponse } from '../../src/upstream/schemas.js';
+import { jsonSizeFloor, normaliseEvent } from '../../src/watch/track/normalise.js';
 import { createRacePipeline } from '../../src/watch/track/race-pipeline.js';
 import {
   createRaceStates,
@@ -123,6 +124,15 @@ describe('race state cache', () => {
     expect(stateBytes(busy)).toBe(
       JSON.stringify(document).length + JSON.stringify(busy.trust).length + 'e-1'.length + 2 * 32 + 3,
     );
+  });
+  it('sizes a normalised document by the size floor counted while it was copied, within 1 % of its JSON', () => {
+    const document = normaliseEvent(realPayload());
+    const state = resumedState(document);
+    const floor = jsonSizeFloor(document) as number;
+    const rest = JSON.stringify(state.trust).length + (state.favourite?.length ?? 0);
+    expect(stateBytes(state)).toBe(floor + rest);
+    expect(floor).toBeLessThanOrEqual(JSON.stringify(document).length);
+    expect(floor).toBeGreaterThan(0.99 * JSON.stringify(document).length);
   });
 });
 

@@ -8,6 +8,7 @@ import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { EventOptions } from '../../upstream/client.js';
 import type { DroppedRow, EventResponse, Meeting, MeetingsResponse } from '../../upstream/schemas.js';
+import { WOKEN } from '../../wake-reason.js';
 import { applyMeetings } from '../schedule/discovery.js';
 import {
   AHEAD_INTERVAL_MS,
@@ -141,7 +142,7 @@ export function createPoller(deps: PollerDeps): Poller {
   const nudge = () => {
     const old = wake;
     wake = new AbortController();
-    old.abort();
+    old.abort(WOKEN);
   };
 
   const update = (raceId: string, patch: Partial<RaceWatch>) => {

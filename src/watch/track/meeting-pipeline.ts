@@ -16,6 +16,7 @@ import type { Meeting } from '../../upstream/schemas.js';
 import { detectMeetingChanges } from '../detect/detect-meetings.js';
 import { diffDocuments, shouldSnapshot } from './diff.js';
 import { reconcileMeeting } from './meeting-trust.js';
+import { toJsonValue } from './normalise.js';
 import type { PendingClaim } from './trust.js';
 
 export interface MeetingPipeline {
@@ -47,8 +48,9 @@ export function createMeetingPipeline(deps: {
   return {
     async process(meetings) {
       for (const raw of meetings) {
-        // A JSON round trip drops undefined members, which JSON Patch cannot express.
-        const listed = JSON.parse(JSON.stringify(raw)) as Meeting;
+        // A JSON copy drops undefined members, which JSON Patch cannot express (one pass, not a round trip
+        // through text: every listed meeting is copied on every /meetings page).
+        const listed = toJsonValue(raw) as Meeting;
         const stream = meetingStreamId(listed.meeting);
         const prev = await previous(stream);
         let next = listed;
