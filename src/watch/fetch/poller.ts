@@ -77,6 +77,11 @@ export interface PollerDeps {
   strategy?: (input: SchedulerInput) => Pick;
   /** Fetches /events through this instead of `source`, answering unchanged payloads without processing. */
   unchangedSkip?: UnchangedSkip;
+  /**
+   * Race id -> clock ms of the previous term's last good fetch (handed-over.ts): a race discovery lists is
+   * taken as fetched then, so it is not fetched first again as if nobody had its document.
+   */
+  fetchedBefore?: ReadonlyMap<string, number>;
 }
 
 /** The day's races as one node knows them: the poller's own, or (on a follower) the leader's, shared. */
@@ -225,6 +230,10 @@ export function createPoller(deps: PollerDeps): Poller {
       )) {
         const result = applyMeetings(races, meetings, clock.now());
         races = result.races;
+        for (const id of result.added) {
+          const at = deps.fetchedBefore?.get(id);
+          if (at !== undefined) update(id, { lastFetchAt: at, lastGoodAt: at });
+        }
         for (const meeting of meetings) for (const race of meeting.races) listed.raceIds.add(race.id);
         listed.meetings.push(...meetings);
         if (result.added.length || result.changed.length) {
