@@ -6,9 +6,10 @@
  * again and the rest waited: 5 of 9 such races past the 30th request of a wipe (seed 2322112446, 4 terms).
  *
  * The leader publishes each race's last good fetch (cluster-state.ts, `freshness`), which every node reads.
- * A race fetched within HANDED_OVER_MAX_AGE_MS counts as fetched then, but only when the log holds its
- * document: after a wiped Redis the races have none, whatever a resumed ex-leader still publishes, and
- * their subscribers wait for one.
+ * A race fetched within HANDED_OVER_MAX_AGE_MS keeps that as its `lastGoodAt` in the new term (so the term
+ * publishes it on, and the next one knows it too), but only when the log holds its document: after a wiped
+ * Redis the races have none, whatever a resumed ex-leader still publishes. The new term still fetches every
+ * race near its jump first, those nobody fetched lately before those handed over, oldest first (scheduler.ts).
  */
 import type { EventLog } from '../../store/ports.js';
 import type { RaceView } from './poller.js';

@@ -78,8 +78,9 @@ export interface PollerDeps {
   /** Fetches /events through this instead of `source`, answering unchanged payloads without processing. */
   unchangedSkip?: UnchangedSkip;
   /**
-   * Race id -> clock ms of the previous term's last good fetch (handed-over.ts): a race discovery lists is
-   * taken as fetched then, so it is not fetched first again as if nobody had its document.
+   * Race id -> clock ms of the previous term's last good fetch (handed-over.ts): a race discovery lists has
+   * its data that old (`lastGoodAt`), so among the races near their jump this term has not fetched yet it
+   * goes after those nobody fetched lately (scheduler.ts).
    */
   fetchedBefore?: ReadonlyMap<string, number>;
 }
@@ -232,7 +233,7 @@ export function createPoller(deps: PollerDeps): Poller {
         races = result.races;
         for (const id of result.added) {
           const at = deps.fetchedBefore?.get(id);
-          if (at !== undefined) update(id, { lastFetchAt: at, lastGoodAt: at });
+          if (at !== undefined) update(id, { lastGoodAt: at });
         }
         for (const meeting of meetings) for (const race of meeting.races) listed.raceIds.add(race.id);
         listed.meetings.push(...meetings);
