@@ -27,8 +27,8 @@
  * minutes on yesterday's Final races while races at the jump got nothing (issue 27). The races whose score
  * never wins (a Final race wanted only for its document) are refilled on refill turns (`isRefillTurn`): one
  * race pick in REFILL_EVERY goes to the one that has needed its document longest, a bounded share of the
- * budget. Before all of that but discovery, a race near its jump with no document
- * (`isNearJumpUnknown`; `firstBefore` orders them) goes first and takes the refill and share turns too: ranked by score alone it waited
+ * budget. Before all of that but discovery, a race near its jump with no document (`isNearJumpUnknown`;
+ * `firstBefore` orders them) goes first and takes the refill and share turns too: ranked by score alone it waited
  * behind those turns, the 17 such races of 200 subscribed got their first fetch within 19 s at 100
  * requests a minute (measured) rather than the ~11 s of taking every race pick. The budget itself is the
  * limiter's: the scheduler only says what, never when.
