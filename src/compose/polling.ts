@@ -52,5 +52,6 @@ export function wirePolling(deps: {
     },
     onDroppedRows: (rows) => countDroppedRows(metrics, rows),
     onDiscoveryAlarm: (alarm) => metrics.discoveryAlarms.inc({ code: alarm.code }),
+    handedOver: backend.sharedView,
   });
 }

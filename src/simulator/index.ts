@@ -34,8 +34,12 @@ export interface SimulatorOptions {
    * http:// and the Host the request came with, so links work however the simulator was reached.
    */
   silkBaseUrl?: string;
-  /** Sees every request to the racing API's paths as it arrives (tests audit the budget with it). */
-  onApiRequest?: (request: { path: string; at: number }) => void;
+  /**
+   * Sees every request to the racing API's paths as it arrives (tests audit the budget with it); `query` is
+   * the URL's search part (`?date_from=...`, or empty), which tells one /meetings page from another; `from`
+   * the caller's From header (tests name each node with it), or empty.
+   */
+  onApiRequest?: (request: { path: string; query: string; from: string; at: number }) => void;
 }
 
 export interface Simulator {
@@ -80,8 +84,16 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
   if (opts.onApiRequest) {
     const observe = opts.onApiRequest;
     app.addHook('onRequest', async (req) => {
-      const path = req.url.split('?')[0] ?? '';
-      if (path.startsWith(API_PREFIX)) observe({ path: path.slice(API_PREFIX.length), at: clock.now() });
+      const [path = '', query] = req.url.split('?', 2);
+      if (path.startsWith(API_PREFIX)) {
+        const from = typeof req.headers.from === 'string' ? req.headers.from : '';
+        observe({
+          path: path.slice(API_PREFIX.length),
+          query: query ? `?${query}` : '',
+          from,
+          at: clock.now(),
+        });
+      }
     });
   }
   registerApiRoutes(app, {

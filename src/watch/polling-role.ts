@@ -11,8 +11,9 @@ import type { EventLog } from '../store/ports.js';
 import type { EventOptions } from '../upstream/client.js';
 import type { DroppedRow } from '../upstream/schemas.js';
 import type { MarketThresholds } from './detect/market-thresholds.js';
+import { handedOverFetches } from './fetch/handed-over.js';
 import type { DiscoveryAlarm } from './fetch/meetings-pager.js';
-import { createPoller, type Poller, type RaceSource } from './fetch/poller.js';
+import { createPoller, type Poller, type RaceSource, type RaceView } from './fetch/poller.js';
 import {
   type ConditionalEventSource,
   createUnchangedSkip,
@@ -49,6 +50,11 @@ export interface PollingRoleDeps {
   onDroppedRows?: (rows: DroppedRow[]) => void;
   /** A day's listing stopped early with an alarm, keeping what it read (metrics). */
   onDiscoveryAlarm?: (alarm: DiscoveryAlarm) => void;
+  /**
+   * The leader's races and fetches as every node sees them (a Redis deployment's shared view): a new term
+   * starts knowing which races its predecessor fetched lately (handed-over.ts).
+   */
+  handedOver?: RaceView;
 }
 
 export interface PollingRole {
@@ -72,7 +78,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
     return chain;
   };
 
-  const build = (): Poller => {
+  const build = (fetchedBefore: ReadonlyMap<string, number>): Poller => {
     // Fresh with each start: a new term diffs from the log's documents, so no state (nor digest) carries over.
     const racePipeline = createRacePipeline({
       log: deps.log,
@@ -101,6 +107,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       eventOptions: deps.eventOptions,
       unchangedSkip: skip,
       strategy: (input) => pickNext(input, deps.freshness),
+      fetchedBefore,
     });
   };
 
@@ -108,7 +115,11 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
     start: () =>
       serial(async () => {
         if (current) return;
-        current = build();
+        // Unreadable (Redis away): the term starts knowing nothing, as every term did before.
+        const fetchedBefore = deps.handedOver
+          ? await handedOverFetches(deps.handedOver, deps.log, deps.clock.now()).catch(() => new Map())
+          : new Map<string, number>();
+        current = build(fetchedBefore);
         current.start();
       }),
     stop: () =>

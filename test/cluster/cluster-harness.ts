@@ -29,8 +29,11 @@ export interface ClusterSimulator {
   url: string;
   /** Clock ms of every racing API request, in arrival order. */
   requests: number[];
-  /** The same requests with their paths (below the API prefix: `/meetings`, `/events/<race id>`). */
-  calls: { path: string; at: number }[];
+  /**
+   * The same requests with their paths (below the API prefix: `/meetings`, `/events/<race id>`), queries and
+   * From headers (which node asked, where its env sets RACING_API_FROM).
+   */
+  calls: { path: string; query: string; from: string; at: number }[];
   /**
    * When each stall of this process's event loop over 1 s ended. The simulator stamps arrivals on this loop,
    * which stalls on a busy machine: a stamp late by more than the rate window's 1 s margin is no measure of the
@@ -59,7 +62,7 @@ function watchStalls() {
 
 export async function startClusterSimulator(perMinute: number): Promise<ClusterSimulator> {
   const requests: number[] = [];
-  const calls: { path: string; at: number }[] = [];
+  const calls: { path: string; query: string; from: string; at: number }[] = [];
   const sim = await createSimulator({
     seed: 7,
     clock: systemClock,
@@ -221,9 +224,10 @@ export function pickOpenRace(sim: Simulator, opts: { minLeadMs: number; minRunne
 /** Waits until `node` lists the race (its leader's discovery reached the shared log). */
 export const raceListed = (node: NodeProcess, raceId: string) =>
   until(
-    // A request the node drops (a pooled connection it closed as idle) is asked again, not a failure.
+    // A request the node drops (a pooled connection it closed as idle, or no answer at all: undefined) is
+    // asked again, not a failure.
     async () =>
-      JSON.stringify((await node.get('/v1/meetings').catch(() => undefined))?.body).includes(raceId),
+      (JSON.stringify((await node.get('/v1/meetings').catch(() => undefined))?.body) ?? '').includes(raceId),
     `race ${raceId} listed on ${node.name}`,
     60_000,
   );

@@ -6,6 +6,7 @@ import {
   raceOfPath,
   requestMix,
   requestsUntilFetched,
+  requestTrace,
   reusedIds,
   segmentsOf,
   starvedRaces,
@@ -136,5 +137,24 @@ describe('issue 27 checks', () => {
     const groups = { nearJump: new Set(['N1']), crowd: new Set(['F1', 'F2']) };
     expect(requestMix(calls, 10, 4, groups)).toEqual({ discovery: 2, other: 1, nearJump: 0, crowd: 1 });
     expect(requestMix(calls, 10, 9, groups)).toEqual({ discovery: 2, other: 1, nearJump: 1, crowd: 2 });
+  });
+
+  it('traces the requests after a takeover one a line: when, which node, what for, which day listed', () => {
+    const calls = [
+      { path: '/events/N1', query: '', from: 'n1', at: 5 },
+      {
+        path: '/meetings',
+        query: '?enc=json&date_from=2026-11-27&date_to=2026-11-27&offset=0',
+        from: 'n2',
+        at: 10,
+      },
+      { path: '/events/N1', query: '?enc=json', from: 'n2', at: 1_210 },
+      { path: '/events/X', query: '', from: '', at: 1_500 },
+    ];
+    expect(requestTrace(calls, 10, 2, { nearJump: new Set(['N1']) })).toEqual([
+      '  1 +0ms n2 discovery /meetings 2026-11-27 offset 0',
+      '  2 +1200ms n2 nearJump /events/N1',
+    ]);
+    expect(requestTrace(calls, 10, 9, {}).at(-1)).toBe('  3 +1490ms ? other /events/X');
   });
 });

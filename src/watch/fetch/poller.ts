@@ -78,6 +78,12 @@ export interface PollerDeps {
   strategy?: (input: SchedulerInput) => Pick;
   /** Fetches /events through this instead of `source`, answering unchanged payloads without processing. */
   unchangedSkip?: UnchangedSkip;
+  /**
+   * Race id -> clock ms of the previous term's last good fetch (handed-over.ts): a race discovery lists has
+   * its data that old (`lastGoodAt`), so among the races near their jump this term has not fetched yet it
+   * goes after those nobody fetched lately (scheduler.ts).
+   */
+  fetchedBefore?: ReadonlyMap<string, number>;
 }
 
 /** The day's races as one node knows them: the poller's own, or (on a follower) the leader's, shared. */
@@ -171,15 +177,37 @@ export function createPoller(deps: PollerDeps): Poller {
     if (window) windows.set(date, { ...window, ...patch });
   };
 
-  /** Lists every page of one day; a failure keeps what earlier pages showed and retries the day later. */
-  async function refreshDay(date: string): Promise<void> {
+  /** A day whose every page was read: its meetings wait to be handed to `onMeetings`. */
+  interface Listed {
+    date: string;
+    startedAt: number;
+    raceIds: Set<string>;
+    meetings: Meeting[];
+    alarm?: DiscoveryAlarm;
+  }
+
+  /** Marks a day's refresh failed: retried after a back-off, keeping what earlier refreshes showed. */
+  const failDay = (date: string, err: unknown) => {
+    const failures = (windows.get(date)?.failures ?? 0) + 1;
+    const { code, message } = describe(err);
+    setWindow(date, {
+      failures,
+      failedAt: clock.now(),
+      error: { code: code ?? 'DISCOVERY_FAILED', message },
+    });
+    logger.warn({ date, err: describe(err), failures }, 'discovery failed');
+  };
+
+  /**
+   * Reads every page of one day and tells the scheduler of its races at once (the workers are woken);
+   * undefined when a page failed, the day then marked failed.
+   */
+  async function listDay(date: string): Promise<Listed | undefined> {
     // The next refresh is timed from this one's start: timed from its end, the wait for a worker and a limiter
     // slot and the request itself were added to every interval (6 s ran as ~7.9 s, measured: issue 26).
-    const startedAt = clock.now();
-    const raceIds = new Set<string>();
-    let alarm: DiscoveryAlarm | undefined;
+    const listed: Listed = { date, startedAt: clock.now(), raceIds: new Set(), meetings: [] };
     const onAlarm = (raised: DiscoveryAlarm) => {
-      alarm = raised;
+      listed.alarm = raised;
       logger.warn({ date, code: raised.code }, raised.message);
       deps.onDiscoveryAlarm?.(raised);
     };
@@ -204,41 +232,62 @@ export function createPoller(deps: PollerDeps): Poller {
       )) {
         const result = applyMeetings(races, meetings, clock.now());
         races = result.races;
-        for (const meeting of meetings) for (const race of meeting.races) raceIds.add(race.id);
+        for (const id of result.added) {
+          const at = deps.fetchedBefore?.get(id);
+          if (at !== undefined) update(id, { lastGoodAt: at });
+        }
+        for (const meeting of meetings) for (const race of meeting.races) listed.raceIds.add(race.id);
+        listed.meetings.push(...meetings);
         if (result.added.length || result.changed.length) {
           logger.debug({ date, added: result.added.length, changed: result.changed.length }, 'discovery');
+          nudge();
         }
-        await deps.onMeetings?.(meetings);
       }
+      return listed;
+    } catch (err) {
+      if (!stopping.signal.aborted) failDay(date, err);
+      return undefined;
+    }
+  }
+
+  /** Hands a listed day's meetings on; the day counts as refreshed once they are taken in. */
+  async function settleDay(listed: Listed): Promise<void> {
+    const { date, alarm } = listed;
+    try {
+      if (listed.meetings.length) await deps.onMeetings?.(listed.meetings);
       discoveredAt = clock.now();
-      const listed = { date, raceIds: [...raceIds], failures: 0 };
-      const listedSettled = dayCadence({ ...listed, listedSettled: true }, races, discoveredAt) === 'settled';
+      const window = { date, raceIds: [...listed.raceIds], failures: 0 };
+      const listedSettled = dayCadence({ ...window, listedSettled: true }, races, discoveredAt) === 'settled';
       setWindow(date, {
-        ...listed,
-        refreshedAt: startedAt,
+        ...window,
+        refreshedAt: listed.startedAt,
         listedSettled,
         failedAt: undefined,
         error: undefined,
         alarm: alarm && { code: alarm.code, message: alarm.message },
       });
     } catch (err) {
-      if (stopping.signal.aborted) return;
-      const failures = (windows.get(date)?.failures ?? 0) + 1;
-      const { code, message } = describe(err);
-      setWindow(date, {
-        failures,
-        failedAt: clock.now(),
-        error: { code: code ?? 'DISCOVERY_FAILED', message },
-      });
-      logger.warn({ date, err: describe(err), failures }, 'discovery failed');
+      if (!stopping.signal.aborted) failDay(date, err);
     }
   }
 
-  /** Refreshes every day window that is due. */
+  /**
+   * Refreshes every day window that is due: all of them listed first, then their meetings handed on. Handed
+   * on page by page, a new leader's meeting pipeline (its first sight of a day reads every meeting's head from
+   * the log: ~14 s a day at load 20) held the next day's listing back, and with it the races at their jump,
+   * tomorrow's late in the UTC day, while the budget went to yesterday's Final races (issue 27's nemesis).
+   */
   async function discover(): Promise<void> {
+    const listed: Listed[] = [];
     for (const window of [...windows.values()]) {
       if (stopping.signal.aborted) return;
-      if (windowDueAt(window, races, clock.now(), cadences) <= clock.now()) await refreshDay(window.date);
+      if (windowDueAt(window, races, clock.now(), cadences) > clock.now()) continue;
+      const day = await listDay(window.date);
+      if (day) listed.push(day);
+    }
+    for (const day of listed) {
+      if (stopping.signal.aborted) return;
+      await settleDay(day);
     }
   }
 

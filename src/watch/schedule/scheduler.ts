@@ -27,8 +27,8 @@
  * minutes on yesterday's Final races while races at the jump got nothing (issue 27). The races whose score
  * never wins (a Final race wanted only for its document) are refilled on refill turns (`isRefillTurn`): one
  * race pick in REFILL_EVERY goes to the one that has needed its document longest, a bounded share of the
- * budget. Before all of that but discovery, a race near its jump with no document
- * (`isNearJumpUnknown`) goes first and takes the refill and share turns too: ranked by score alone it waited
+ * budget. Before all of that but discovery, a race near its jump with no document (`isNearJumpUnknown`;
+ * `firstBefore` orders them) goes first and takes the refill and share turns too: ranked by score alone it waited
  * behind those turns, the 17 such races of 200 subscribed got their first fetch within 19 s at 100
  * requests a minute (measured) rather than the ~11 s of taking every race pick. The budget itself is the
  * limiter's: the scheduler only says what, never when.
@@ -140,8 +140,7 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       (!refill || neededSooner(c, refill))
     )
       refill = c;
-    // The one nearest its start first: its jump comes soonest.
-    if (isNearJumpUnknown(race, now) && (!first || race.startTime > first.race.startTime)) first = c;
+    if (isNearJumpUnknown(race, now) && (!first || firstBefore(race, first.race))) first = c;
     // A race never fetched is due at once: its first fetch is the baseline every later change is seen against.
     const dueAt = urgent || race.lastFetchAt === undefined ? now : c.last + policy.minIntervalMs;
     if (dueAt > now) {
@@ -176,6 +175,17 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
 }
+
+/**
+ * Order among the races near their jump this poller has not fetched: the one whose data nobody has, then the
+ * one whose data a previous term fetched longest ago (`lastGoodAt`, handed-over.ts: with hand-overs every few
+ * seconds each term otherwise fetched the same first races again), then the latest advertised start.
+ */
+const firstBefore = (a: RaceWatch, b: RaceWatch) => {
+  const dataA = a.lastGoodAt ?? Number.NEGATIVE_INFINITY;
+  const dataB = b.lastGoodAt ?? Number.NEGATIVE_INFINITY;
+  return dataA < dataB || (dataA === dataB && a.startTime > b.startTime);
+};
 
 const neededSooner = (a: Candidate, b: Candidate) =>
   a.race.discoveredAt < b.race.discoveredAt ||

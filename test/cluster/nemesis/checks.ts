@@ -148,14 +148,41 @@ export function requestMix(
   const mix: Record<string, number> = { discovery: 0, other: 0 };
   for (const name of Object.keys(groups)) mix[name] = 0;
   for (const call of calls.filter((c) => c.at >= at).slice(0, count)) {
-    const race = raceOfPath(call.path);
-    const group =
-      race === undefined
-        ? call.path.startsWith('/meetings')
-          ? 'discovery'
-          : 'other'
-        : (Object.keys(groups).find((name) => groups[name]!.has(race)) ?? 'other');
+    const group = groupOf(call.path, groups);
     mix[group] = (mix[group] ?? 0) + 1;
   }
   return mix;
 }
+
+/** The group a request falls in: discovery (`/meetings...`), the named group holding its race, or other. */
+function groupOf(path: string, groups: Readonly<Record<string, ReadonlySet<string>>>): string {
+  const race = raceOfPath(path);
+  if (race === undefined) return path.startsWith('/meetings') ? 'discovery' : 'other';
+  return Object.keys(groups).find((name) => groups[name]!.has(race)) ?? 'other';
+}
+
+/**
+ * The first `count` upstream requests from `at` on, one line each (ms after `at`, group, path): the order in
+ * which a takeover spent its budget, printed by `NEMESIS_TRACE=1` to find why a race near its jump waited.
+ */
+export function requestTrace(
+  calls: ReadonlyArray<{ path: string; query?: string; from?: string; at: number }>,
+  at: number,
+  count: number,
+  groups: Readonly<Record<string, ReadonlySet<string>>>,
+): string[] {
+  return calls
+    .filter((c) => c.at >= at)
+    .slice(0, count)
+    .map(
+      (c, i) =>
+        `${String(i + 1).padStart(3)} +${c.at - at}ms ${c.from || '?'} ${groupOf(c.path, groups)} ${c.path}${dateOf(c.query)}`,
+    );
+}
+
+/** A /meetings query's day (` 2026-11-27 offset 0`), or nothing for any other. */
+const dateOf = (query = '') => {
+  const params = new URLSearchParams(query);
+  const date = params.get('date_from');
+  return date ? ` ${date} offset ${params.get('offset') ?? 0}` : '';
+};

@@ -26,6 +26,7 @@ import {
   gapIn,
   peakPerMinute,
   requestMix,
+  requestTrace,
   reusedIds,
   segmentsOf,
   starvedRaces,
@@ -126,6 +127,8 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     LEASE_TTL_MS: String(LEASE_TTL_MS),
     NEMESIS_UNSAFE_TRUST_MS: String(opts.unsafeTrustMs),
     EVENT_LOG_WINDOW: '1000000',
+    // Traced: the leases taken and lost (info) show which node polled when.
+    ...(process.env.NEMESIS_TRACE ? { LOG_LEVEL: 'info' } : {}),
   };
   const nodes: NodeProcess[] = [];
   const killed = new Set<NodeProcess>();
@@ -146,7 +149,9 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   process.once('exit', killAll);
 
   const spawn = async () => {
-    const node = await spawnNode(`n${++spawned}`, env, 180_000, NODE_ENTRY);
+    const name = `n${++spawned}`;
+    // Each node's requests name it (the simulator records the From header), for the request trace.
+    const node = await spawnNode(name, { ...env, RACING_API_FROM: name }, 180_000, NODE_ENTRY);
     nodes.push(node);
     return node;
   };
@@ -467,7 +472,9 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
         ? true
         : undefined,
     ).catch(() => {});
-    checks.push(judgeStarvation(upstream, takeovers, crowds, finals));
+    checks.push(
+      judgeStarvation(upstream, takeovers, crowds, finals, process.env.NEMESIS_TRACE ? log : undefined),
+    );
 
     // 8. No node died but those the nemesis killed, and none logged a rejection nothing handled (a node
     // survives one, src/last-resort.ts, but it is the same bug).
@@ -482,6 +489,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
           : `${nodes.length} nodes, ${killed.size} killed by the nemesis, no unhandled rejection logged`,
     });
     admin.disconnect();
+    if (process.env.NEMESIS_TRACE) for (const line of leaseTrace(nodes, t0)) log(line);
   } finally {
     for (const s of subscribers) s.rec.close();
     for (const c of crowds) c.close();
@@ -512,6 +520,8 @@ function judgeStarvation(
   takeovers: readonly { label: string; at: number }[],
   crowds: readonly Crowd[],
   finals: readonly string[],
+  /** Given: each takeover's near-jump races and first requests are printed through it (NEMESIS_TRACE=1). */
+  trace?: (line: string) => void,
 ): Check {
   const { world } = upstream.sim;
   const judged: Takeover[] = takeovers.map((t) => {
@@ -532,6 +542,16 @@ function judgeStarvation(
       .map((r) => r.id);
     return { ...t, nearJump };
   });
+  for (const t of trace ? judged : []) {
+    const races = t.nearJump.map((id) => {
+      const view = world.raceView(id, t.at);
+      return `${id} ${view.status} ${Math.round((Date.parse(view.startTime) - t.at) / 1000)}s`;
+    });
+    trace?.(`trace ${t.label}: near jump ${races.join(', ')}`);
+    const groups = { nearJump: new Set(t.nearJump), crowd: new Set(finals) };
+    for (const line of requestTrace(upstream.calls, t.at, STARVATION_LIMIT + 15, groups))
+      trace?.(`  ${line}`);
+  }
   const { late, worst, judged: count } = starvedRaces(judged, upstream.calls, STARVATION_LIMIT);
   // Where the requests before a late race went, for each takeover with one (the cause is in the mix).
   const mixes = judged
@@ -546,4 +566,27 @@ function judgeStarvation(
     ok: takeovers.length > 0 && late.length === 0,
     detail: `${takeovers.length} takeovers (kills, pauses, wipes), ${count} near-jump races judged (${judged.map((t) => t.nearJump.length).join(', ') || 'none'} each), latest first fetch at request ${worst} of ${STARVATION_LIMIT}${late.length ? `; late: ${late.slice(0, 5).join('; ')}; ${mixes.slice(0, 3).join('; ')}` : ''}; ${crowd}`,
   };
+}
+
+/** Each node's lease and fence log lines, with their instant on the schedule's clock (NEMESIS_TRACE=1). */
+function leaseTrace(nodes: readonly NodeProcess[], t0: number): string[] {
+  const lines: { at: number; text: string }[] = [];
+  for (const node of nodes) {
+    for (const raw of node.output.join('').split('\n')) {
+      const entry = (() => {
+        try {
+          return JSON.parse(raw) as { time?: number; msg?: string; token?: number };
+        } catch {
+          return undefined;
+        }
+      })();
+      if (entry?.time === undefined || !/lease|fenced|generation|polls/.test(entry.msg ?? '')) continue;
+      const at = ((entry.time - t0) / 1000).toFixed(1);
+      lines.push({
+        at: entry.time,
+        text: `lease ${at}s ${node.name}: ${entry.msg}${entry.token ? ` (token ${entry.token})` : ''}`,
+      });
+    }
+  }
+  return lines.sort((a, b) => a.at - b.at).map((l) => l.text);
 }

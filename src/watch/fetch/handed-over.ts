@@ -1,0 +1,33 @@
+/**
+ * What a new term learns of its predecessor's fetches, so that it does not fetch first what was fetched
+ * seconds before the hand-over. A fresh poller knows no document, and a race near its jump with none goes
+ * before everything but discovery (scheduler.ts); when leadership changed hands every few seconds (a loaded
+ * machine, a 1.5 s lease: the nemesis at load 15), each term fetched the same first races near their jump
+ * again and the rest waited: 5 of 9 such races past the 30th request of a wipe (seed 2322112446, 4 terms).
+ *
+ * The leader publishes each race's last good fetch (cluster-state.ts, `freshness`), which every node reads.
+ * A race fetched within HANDED_OVER_MAX_AGE_MS keeps that as its `lastGoodAt` in the new term (so the term
+ * publishes it on, and the next one knows it too), but only when the log holds its document: after a wiped
+ * Redis the races have none, whatever a resumed ex-leader still publishes. The new term still fetches every
+ * race near its jump first, those nobody fetched lately before those handed over, oldest first (scheduler.ts).
+ */
+import type { EventLog } from '../../store/ports.js';
+import type { RaceView } from './poller.js';
+
+/** A fetch older than this is not worth knowing: the race is due again by then (a minute at the jump is long). */
+export const HANDED_OVER_MAX_AGE_MS = 60_000;
+
+/** Race id -> clock ms of its predecessor's last good fetch, for races whose document the log holds. */
+export async function handedOverFetches(
+  view: RaceView,
+  log: Pick<EventLog, 'head'>,
+  now: number,
+): Promise<Map<string, number>> {
+  const recent: [string, number][] = [];
+  for (const raceId of view.races().keys()) {
+    const age = view.staleness(raceId);
+    if (age !== undefined && age >= 0 && age <= HANDED_OVER_MAX_AGE_MS) recent.push([raceId, now - age]);
+  }
+  const heads = await Promise.all(recent.map(([raceId]) => log.head(raceId)));
+  return new Map(recent.filter((_, i) => heads[i]!.documentSeq > 0));
+}
