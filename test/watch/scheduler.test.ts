@@ -339,6 +339,29 @@ describe('pickNext: value per request', () => {
   });
 });
 
+describe('among races near their jump with no document', () => {
+  const from = Date.parse('2025-07-16T18:00:00Z');
+  const race = (raceId: string, startTime: number): RaceWatch =>
+    ({ raceId, meetingId: 'm', status: 'Open', startTime, discoveredAt: from }) as RaceWatch;
+  const input = (races: RaceWatch[]) => ({
+    now: from,
+    inFlight: new Set<string>(),
+    subscribers: new Map<string, number>(),
+    discoveryDueAt: from + 6000,
+    discoveryInFlight: false,
+    racePicks: 0,
+    races,
+  });
+
+  it('fetches the one whose jump comes soonest first: 3 minutes late before 2 and 8 minutes to go', () => {
+    const late = race('late', from - 3 * MIN);
+    const soon = race('soon', from + 2 * MIN);
+    const later = race('later', from + 8 * MIN);
+    expect(pickNext(input([later, soon, late]))).toMatchObject({ raceId: 'late' });
+    expect(pickNext(input([later, soon]))).toMatchObject({ raceId: 'soon' });
+  });
+});
+
 describe('after a takeover or a wiped store, with 200 subscribed races and no document of any', () => {
   // The busiest stretch: 18 races within 10 minutes of 18:00 UTC, 70 already Final.
   const at = Date.parse('2025-07-16T18:00:00Z');

@@ -179,12 +179,12 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
 /**
  * Order among the races near their jump this poller has not fetched: the one whose data nobody has, then the
  * one whose data a previous term fetched longest ago (`lastGoodAt`, handed-over.ts: with hand-overs every few
- * seconds each term otherwise fetched the same first races again), then the latest advertised start.
+ * seconds each term otherwise fetched the same first races again), then the earliest advertised start (its jump comes soonest).
  */
 const firstBefore = (a: RaceWatch, b: RaceWatch) => {
   const dataA = a.lastGoodAt ?? Number.NEGATIVE_INFINITY;
   const dataB = b.lastGoodAt ?? Number.NEGATIVE_INFINITY;
-  return dataA < dataB || (dataA === dataB && a.startTime > b.startTime);
+  return dataA < dataB || (dataA === dataB && a.startTime < b.startTime);
 };
 
 const neededSooner = (a: Candidate, b: Candidate) =>
