@@ -12,6 +12,7 @@ import { systemClock } from '../../src/clock.js';
 import { demoDay } from '../../src/runtime.js';
 import { createSimulator, type Simulator } from '../../src/simulator/index.js';
 import { until } from '../e2e/harness.js';
+import { nodeArgs } from '../support/child-build.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -133,17 +134,20 @@ export function clusterEnv(opts: {
   };
 }
 
-/** Starts `src/main.ts` with node --import tsx (not the tsx CLI, so SIGKILL reaches the node itself). */
+/**
+ * Starts `src/main.ts` as a node of its own, from the test run's build (support/child-build.ts), not through the
+ * tsx CLI, so SIGKILL reaches the node itself.
+ */
 export async function spawnNode(
   name: string,
   env: Record<string, string>,
-  // Compiling the sources with tsx takes a while on a busy 2-core machine.
+  // A start takes a while on a busy 2-core machine (and longer through tsx, outside the test run).
   timeoutMs = 60_000,
   /** The process entry: `npm start`'s, or a test entry that injects build options (the nemesis's node.ts). */
   entry = MAIN,
 ): Promise<NodeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, nodeArgs(entry), {
     cwd: ROOT,
     env: { ...process.env, ...env, NODE_ID: name, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,11 +9,12 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../support/child-build.js';
 
 const SECRETS = { ADMIN_TOKEN: 'admintok', REDIS_PASSWORD: 'hunter2' };
 
 function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     env: { ...process.env, LOG_LEVEL: 'silent', SIMULATOR_SPEED: '10', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

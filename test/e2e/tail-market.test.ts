@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../support/child-build.js';
 import { type E2eRacewire, runNode, startE2e, until } from './harness.js';
 
 const MARKET = ['market.big_bet', 'market.money_flow', 'odds.plunge', 'odds.drift', 'pool.total'];
@@ -29,9 +30,7 @@ describe('the ticker on market events', () => {
   it('prints market events of every race, and nothing else', async () => {
     const wsUrl = `${e2e.url.replace('http', 'ws')}/ws`;
     const run = runNode([
-      '--import',
-      'tsx',
-      'clients/cli/tail.ts',
+      ...nodeArgs('clients/cli/tail.ts'),
       '--all',
       '--events',
       'market.*,odds.plunge,odds.drift,pool.total',

@@ -4,12 +4,13 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../support/child-build.js';
 import { type E2eRacewire, pickOpenRace, runNode, startE2e, until } from './harness.js';
 
 const TAIL = 'clients/cli/tail.ts';
 
-/** The ticker from its sources. */
-const runTail = (args: string[]) => runNode(['--import', 'tsx', TAIL, ...args]);
+/** The ticker from its sources (compiled for the test run: support/child-build.ts). */
+const runTail = (args: string[]) => runNode([...nodeArgs(TAIL), ...args]);
 
 describe('the terminal ticker', () => {
   let e2e: E2eRacewire;

@@ -38,10 +38,13 @@ describe('fault fuzz (short)', () => {
   });
 
   it('is not vacuous: a tracker that believes every claim at once fails it on the same race days', () => {
-    // The oracle is not vacuous: a tracker that believed every payload fails it on these seeds.
-    const results = Array.from({ length: 12 }, (_, i) =>
-      runCase(1000 + i, { trackOptions: { confirmPayloads: 1, confirmMs: 0 } }),
+    // The oracle is not vacuous: a tracker that believed every payload fails it on these seeds. One failing
+    // day shows it, so the days run in order until the first that fails (`find` stops there).
+    const believing = { trackOptions: { confirmPayloads: 1, confirmMs: 0 } };
+    const failed = Array.from({ length: 12 }, (_, i) => 1000 + i).find(
+      (seed) => runCase(seed, believing).failures.length > 0,
     );
-    expect(results.flatMap((r) => r.failures).length).toBeGreaterThan(0);
+    console.log(`a believing tracker first fails on seed ${failed}`);
+    expect(failed).toBeDefined();
   });
 });

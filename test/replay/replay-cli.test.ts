@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RACE_ID, RECORDING, recordingText } from '../fixtures/recordings/build-awapuni.js';
+import { nodeArgs } from '../support/child-build.js';
 
 const main = fileURLToPath(new URL('../../src/serve-simulator.ts', import.meta.url));
 let child: ChildProcess | undefined;
@@ -24,9 +25,7 @@ describe('npm run simulator -- --replay FILE', () => {
     child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        main,
+        ...nodeArgs(main),
         '--replay',
         RECORDING,
         '--port',

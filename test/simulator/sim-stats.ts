@@ -54,7 +54,12 @@ export function simMarket(
   return { ...marketFigures(runs, times, { closing, opening }), closing };
 }
 
-/** /events payloads of races, each at the instant `when` gives, with the query given. */
+/**
+ * /events payloads of races, each at the instant `when` gives, with the query given. It yields to the event
+ * loop after each race: without that, a whole day's payloads (places-paid's hook, 100 s at load 15) kept the
+ * worker from answering Vitest past its 60 s RPC timeout ("Timeout calling onTaskUpdate"), an error that
+ * fails the run although every test passed.
+ */
 export async function eventsAt(
   sim: Simulator,
   clock: { set(t: number): void },
@@ -67,6 +72,7 @@ export async function eventsAt(
     clock.set(when(race));
     const res = await sim.app.inject({ method: 'GET', url: `${API}/events/${race.id}?${query}` });
     out.push({ data: (JSON.parse(res.body) as { data: Rec }).data, bytes: Buffer.byteLength(res.body) });
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return out;
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { createSqliteEventLog } from '../../src/store/sqlite/sqlite-event-log.js';
+import { nodeArgs } from '../support/child-build.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'racewire-crash-'));
 let child: ChildProcess | undefined;
@@ -18,9 +19,9 @@ afterAll(() => {
 it('keeps every acknowledged append, with no gap, when the writing process is killed with SIGKILL', async () => {
   const path = join(dir, 'racewire.db');
   const script = fileURLToPath(new URL('./append-child.ts', import.meta.url));
-  // node --import tsx rather than `npx tsx`: the tsx CLI runs the script in a grandchild that SIGKILL on the
+  // A node of its own rather than `npx tsx`: the tsx CLI runs the script in a grandchild that SIGKILL on the
   // CLI would not reach.
-  const writer = spawn(process.execPath, ['--import', 'tsx', script, path], {
+  const writer = spawn(process.execPath, [...nodeArgs(script), path], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, expect, it } from 'vitest';
+import { nodeArgs } from '../../support/child-build.js';
 import { startReceiver, until } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'racewire-webhooks-crash-'));
@@ -14,11 +15,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts the child; resolves each JSON line it prints through `onLine`. `node --import tsx` rather than
+/** Starts the child; resolves each JSON line it prints through `onLine`. A node of its own rather than
  * `npx tsx`, so that SIGKILL reaches the process that runs the script (the tsx CLI forks a grandchild). */
 function startChild(args: string[], onLine: (msg: Record<string, unknown>) => void): ChildProcess {
   const script = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs(script), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
