@@ -14,23 +14,14 @@
  * virtual time moves in 100 ms steps only once the work in flight has settled, so CPU speed does not leak
  * into the latencies.
  */
-import { pino } from 'pino';
-import { createMemoryBus } from '../src/bus/bus.js';
-import { createManualClock } from '../src/clock.js';
 import type { LogEntry } from '../src/events/envelope.js';
-import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
-import { createSimulator, type SimChange, type SimWorld } from '../src/simulator/index.js';
-import { createMemoryEventLog } from '../src/store/index.js';
-import { createRacingClient } from '../src/upstream/client.js';
-import { createRateLimiter } from '../src/upstream/rate-limiter.js';
-import { createPoller, type RaceSource } from '../src/watch/fetch/poller.js';
+import type { SimChange, SimWorld } from '../src/simulator/index.js';
 import { DEFAULT_SETTINGS } from '../src/watch/schedule/poll-policy.js';
-import { type Pick, pickNext, type SchedulerInput } from '../src/watch/schedule/scheduler.js';
-import { createRacePipeline } from '../src/watch/track/race-pipeline.js';
+import { pickNext } from '../src/watch/schedule/scheduler.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
+import { drive, type Strategy } from './support/freshness-drive.js';
 import {
   arg,
-  BENCH_DAY,
   BENCH_FROM,
   type Bucket,
   type Fetched,
@@ -58,7 +49,6 @@ const WITH_SCRAPER = arg('scraper', 'yes') === 'yes';
 const CONCURRENCY = Number(arg('concurrency', '2'));
 const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
-const STEP = 100;
 const MINUTE = 60_000;
 /** As the latency buckets: the first 20 minutes warm up. */
 const WARMUP = 20 * MINUTE;
@@ -71,8 +61,6 @@ const SCRAPER_DISCOVERY_PER_MINUTE = 2;
  * status changes and Interim-dividend polling (~5), each Open race within the hour every ~285 s (~9).
  */
 const REALISTIC_RESERVED_PER_MINUTE = 24;
-
-type Strategy = (input: SchedulerInput) => Pick;
 
 interface RunResult {
   requests: number[];
@@ -112,99 +100,72 @@ async function run(
   discoveryIntervalMs: number,
 ): Promise<RunResult> {
   const wall = Date.now();
-  const clock = createManualClock(FROM - 2 * MINUTE);
-  const logger = pino({ level: 'silent' });
-  const sim = await createSimulator({ seed, clock, day: BENCH_DAY, rateLimit: false, logger });
-  const made = makeStrategy(sim.world);
-  const { interval } = made;
   const traced: Traced[] = [];
   /** The worker's last pick per race (or listing), until its request is queued. */
   const decided = new Map<string, number>();
-  const strategy: Strategy = (input) => {
-    const pick = made.strategy(input);
-    if (pick.kind === 'race') decided.set(pick.raceId, clock.now());
-    if (pick.kind === 'discovery') decided.set('listing', clock.now());
-    return pick;
-  };
-  const queue = (what: string, priority: number | undefined) => {
-    const now = clock.now();
-    traced.push({ what, priority: priority ?? 0, decidedAt: decided.get(what) ?? now, queuedAt: now });
-    decided.delete(what);
-  };
-  const sent = (what: string) => {
-    const t = traced.find((r) => r.what === what && r.sentAt === undefined);
-    if (t) t.sentAt = clock.now();
-  };
+  let interval: number | undefined;
   const requests: number[] = [];
   const phases: Record<string, number> = {};
   const fetched: Fetched[] = [];
-  const { fetch, inFlight } = createInProcessFetch(sim, (url) => {
-    requests.push(clock.now());
-    const raceId = /\/events\/([^/?]+)/.exec(url.pathname)?.[1];
-    const phase = raceId
-      ? (() => {
-          const s = sim.world.summaryAt(raceId, clock.now());
-          return phaseOf(s.status, s.startTime - clock.now());
-        })()
-      : 'discovery';
-    phases[phase] = (phases[phase] ?? 0) + 1;
-    if (raceId) fetched.push({ raceId, at: clock.now() });
-    sent(raceId ?? 'listing');
-  });
-  const limiter = createRateLimiter({ maxPerMinute: RPM, clock });
-  const client = createRacingClient({
-    baseUrl: 'http://sim/affiliates/v1/racing',
-    limiter,
-    clock,
-    fetch,
-    logger,
-  });
-  const log = createMemoryEventLog({ window: 100_000 });
-  const bus = createMemoryBus();
-  const entries: LogEntry[] = [];
-  bus.subscribe((batch) => entries.push(...batch));
-  const pipeline = createRacePipeline({ log, bus, clock, logger });
-  const source: RaceSource = {
-    meetings: (query, opts) => {
-      queue('listing', opts?.priority);
-      return client.meetings(query, opts);
-    },
-    event: (id, opts) => {
-      queue(id, opts?.priority);
-      return client.event(id, opts);
-    },
-    whenReady: (signal) => client.whenReady(signal),
-  };
-  const poller = createPoller({
-    source,
-    clock,
-    logger,
-    onEvent: (raceId, payload) => pipeline.process(raceId, payload),
-    subscribers: () => new Map(),
-    discoveryIntervalMs,
-    strategy,
+  const { world, journal, entries } = await drive({
+    seed,
+    from: FROM - 2 * MINUTE,
+    to: TO,
+    rpm: RPM,
     concurrency: CONCURRENCY,
+    discoveryIntervalMs,
+    strategy: (simWorld, clock) => {
+      const made = makeStrategy(simWorld);
+      interval = made.interval;
+      return (input) => {
+        const pick = made.strategy(input);
+        if (pick.kind === 'race') decided.set(pick.raceId, clock.now());
+        if (pick.kind === 'discovery') decided.set('listing', clock.now());
+        return pick;
+      };
+    },
+    onSend: (url, simWorld, now) => {
+      requests.push(now);
+      const raceId = /\/events\/([^/?]+)/.exec(url.pathname)?.[1];
+      const phase = raceId
+        ? (() => {
+            const s = simWorld.summaryAt(raceId, now);
+            return phaseOf(s.status, s.startTime - now);
+          })()
+        : 'discovery';
+      phases[phase] = (phases[phase] ?? 0) + 1;
+      if (raceId) fetched.push({ raceId, at: now });
+      const t = traced.find((r) => r.what === (raceId ?? 'listing') && r.sentAt === undefined);
+      if (t) t.sentAt = now;
+    },
+    wrapSource: (source, clock) => {
+      const queue = (what: string, priority: number | undefined) => {
+        const now = clock.now();
+        traced.push({ what, priority: priority ?? 0, decidedAt: decided.get(what) ?? now, queuedAt: now });
+        decided.delete(what);
+      };
+      return {
+        ...source,
+        meetings: (query, opts) => {
+          queue('listing', opts?.priority);
+          return source.meetings(query, opts);
+        },
+        event: (id, opts) => {
+          queue(id, opts?.priority);
+          return source.event(id, opts);
+        },
+      };
+    },
   });
-  poller.start();
-  while (clock.now() < TO) {
-    // Let work in flight finish before virtual time moves on.
-    for (let spins = 0; inFlight() > 0 && spins < 1000; spins++) await new Promise((r) => setImmediate(r));
-    await clock.advance(STEP);
-  }
-  // Close the limiter first: workers waiting for a slot would otherwise wait for time that no longer moves.
-  limiter.close();
-  await poller.stop();
-  const journal = sim.journal();
-  await sim.close();
   return {
     requests,
     phases,
-    bandGaps: bandGaps(sim.world, fetched),
+    bandGaps: bandGaps(world, fetched),
     buckets: latencyBuckets(journal, seenBy(entries), FROM, TO),
     floor: nearJumpFloor(journal, RPM, FROM, TO),
     realistic: realisticFloor(
       journal,
-      (raceId) => sim.world.summaryAt(raceId, FROM).startTime,
+      (raceId) => world.summaryAt(raceId, FROM).startTime,
       RPM,
       REALISTIC_RESERVED_PER_MINUTE,
       FROM,
