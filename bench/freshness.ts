@@ -68,6 +68,8 @@ interface RunResult {
   phases: Record<string, number>;
   /** Longest wait between visits of each race while 1-3 h from its advertised start (ms, one per race). */
   bandGaps: number[];
+  /** Each race 1-3 h out that waited more than 20 minutes between visits, traced. */
+  bandOver: string[];
   buckets: Map<string, Bucket>;
   floor: ReturnType<typeof nearJumpFloor>;
   realistic: ReturnType<typeof realisticFloor>;
@@ -160,7 +162,7 @@ async function run(
   return {
     requests,
     phases,
-    bandGaps: bandGaps(world, fetched),
+    ...(({ gaps, over }) => ({ bandGaps: gaps, bandOver: over }))(bandGaps(world, fetched)),
     buckets: latencyBuckets(journal, seenBy(entries), FROM, TO),
     floor: nearJumpFloor(journal, RPM, FROM, TO),
     realistic: realisticFloor(
@@ -181,21 +183,31 @@ async function run(
 
 /**
  * For each race 1-3 h from its advertised start at some point after the warm-up, the longest stretch of
- * that part of the run without a visit (its start and end count as bounds): the early-scratching goal.
+ * that part of the run without a visit (its start and end count as bounds): the early-scratching goal. A
+ * race over 20 minutes is traced: its advertised start at the run's start and end, and its visits.
  */
-function bandGaps(world: SimWorld, fetched: readonly Fetched[]): number[] {
+function bandGaps(world: SimWorld, fetched: readonly Fetched[]): { gaps: number[]; over: string[] } {
   const byRace = new Map<string, number[]>();
   for (const f of fetched) byRace.set(f.raceId, [...(byRace.get(f.raceId) ?? []), f.at]);
   const gaps: number[] = [];
+  const over: string[] = [];
   for (const race of world.races) {
     const start = world.summaryAt(race.id, TO).startTime;
     const lo = Math.max(FROM + WARMUP, start - 3 * 60 * MINUTE);
     const hi = Math.min(TO, start - 60 * MINUTE);
     if (hi - lo < MINUTE) continue;
-    const times = [lo, ...(byRace.get(race.id) ?? []).filter((t) => t > lo && t < hi), hi];
-    gaps.push(Math.max(...times.slice(1).map((t, i) => t - times[i]!)));
+    const visits = byRace.get(race.id) ?? [];
+    const times = [lo, ...visits.filter((t) => t > lo && t < hi), hi];
+    const gap = Math.max(...times.slice(1).map((t, i) => t - times[i]!));
+    gaps.push(gap);
+    if (gap > 20 * MINUTE) {
+      const startAtFrom = world.summaryAt(race.id, FROM).startTime;
+      over.push(
+        `${race.id} waited ${seconds(gap)}: advertised start ${at(startAtFrom)} at the run's start, ${at(start)} at its end; band ${at(lo)} to ${at(hi)}; visits ${visits.map(at).join(' ')}`,
+      );
+    }
   }
-  return gaps;
+  return { gaps, over };
 }
 
 /** Minutes into the run, for traces. */
@@ -379,6 +391,7 @@ async function main() {
       console.log(
         `races 1-3 h out (seed ${SEEDS[i]}): ${r.bandGaps.length}, longest wait between visits p95 ${seconds(pct(r.bandGaps, 95))}, max ${seconds(Math.max(...r.bandGaps))}, ${over} over 20 min`,
       );
+      for (const line of r.bandOver) console.log(`1-3 h over 20 min (seed ${SEEDS[i]}): ${line}`);
       for (const line of r.unseen) console.log(`unseen (seed ${SEEDS[i]}): ${line}`);
       for (const line of r.slowStatus) console.log(`slow (seed ${SEEDS[i]}): ${line}`);
       console.log(

@@ -271,6 +271,37 @@ describe('pickNext: value per request', () => {
     expect(usesTurn(pick([near], from, DEFAULT_SETTINGS, turn + 1), turn + 1)).toBe(true);
   });
 
+  it('remembers when discovery first listed a race Interim, the time its dividends are due from', () => {
+    const listed = (status: string) =>
+      meetings.slice(0, 1).map((m) => ({ ...m, races: m.races.map((r) => ({ ...r, status })) }));
+    const open = applyMeetings(new Map(), listed('Open'), from).races;
+    const interim = applyMeetings(open, listed('Interim'), from + 6_000).races;
+    const again = applyMeetings(interim, listed('Interim'), from + 12_000).races;
+    const id = [...open.keys()][0]!;
+    expect(open.get(id)?.interimAt).toBeUndefined();
+    expect(interim.get(id)?.interimAt).toBe(from + 6_000);
+    expect(again.get(id)?.interimAt).toBe(from + 6_000);
+    expect(applyMeetings(new Map(), listed('Interim'), from).races.get(id)?.interimAt).toBe(from);
+  });
+
+  it('fetches an Interim race every 5 s from 14 s to 90 s after it was seen Interim until its dividends are in, ahead of a race at its jump, on no turn (issue 26)', () => {
+    const atJump = fetched(a, { startTime: from - MIN, lastFetchAt: from - 20_000 });
+    const interim = (interimAt: number, lastFetchAt: number, dividends: 'none' | 'interim' = 'none') =>
+      fetched(b, { startTime: from - 5 * MIN, status: 'Interim', interimAt, lastFetchAt, dividends });
+    // 14 s after Interim was listed (dividends come 20-60 s after it, listed up to 6 s late), 5 s since a look.
+    const due = pick([atJump, interim(from - 14_000, from - 5_000)]);
+    expect(due).toMatchObject({ raceId: b.raceId, urgent: false, deadline: true });
+    expect(usesTurn(due, 0)).toBe(false);
+    // Not yet in the window, looked at within 5 s, past the window, or its dividends in: the race at its jump.
+    for (const race of [
+      interim(from - 13_999, from - 5_000),
+      interim(from - 30_000, from - 4_999),
+      interim(from - 90_001, from - 5_000),
+      interim(from - 30_000, from - 5_000, 'interim'),
+    ])
+      expect(pick([atJump, race])).toMatchObject({ raceId: a.raceId });
+  });
+
   it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {
     const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
     const late = fetched(b, { startTime: from + 40 * MIN, lastFetchAt: from - 224_999 });

@@ -92,6 +92,26 @@ const RESULT_VALUE = 1;
 const DIVIDENDS_DUE_RATE = 1 / 60;
 const FINAL_DUE_RATE = 1 / 1800;
 
+/**
+ * Interim dividends follow the Interim status by 20-60 s (the simulator's model, src/simulator/lifecycle.ts;
+ * the real payloads carry Interim rows beside the Final ones but no time for either). The race's Interim is
+ * known from the listing that showed it, up to one listing interval (6 s) after it happened, so the dividends
+ * are due from DIVIDENDS_FROM_MS after `interimAt` until DIVIDENDS_UNTIL_MS after it; in that window the race
+ * is fetched every DIVIDENDS_EVERY_MS (a deadline, like the late-scratching one): polled by the score at the
+ * result weight, below the races at their jump, they waited 10 s at the 95th percentile (issue 26). Past the
+ * window, dividends later than modelled are left to the score.
+ */
+const DIVIDENDS_FROM_MS = 14 * SECOND;
+const DIVIDENDS_UNTIL_MS = 90 * SECOND;
+export const DIVIDENDS_EVERY_MS = 5 * SECOND;
+
+/** Whether `race` is in its Interim-dividends window at `now` (fetch it every DIVIDENDS_EVERY_MS). */
+export function dividendsDue(race: RaceWatch, now: number): boolean {
+  if (race.status !== 'Interim' || race.dividends !== 'none' || race.interimAt === undefined) return false;
+  const since = now - race.interimAt;
+  return since >= DIVIDENDS_FROM_MS && since <= DIVIDENDS_UNTIL_MS;
+}
+
 /** No fetch before a change is this likely (the budget is better left unspent than spent on nothing). */
 const MIN_CHANGE_CHANCE = 0.002;
 const MIN_INTERVAL_MS = 2 * SECOND;
