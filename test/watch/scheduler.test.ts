@@ -251,6 +251,22 @@ describe('pickNext: value per request', () => {
     expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
   });
 
+  it('on an early-scratching turn, fetches a race 1-3 h out 19 minutes after its last fetch before a race never fetched that just entered the band (issue 26)', () => {
+    const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
+    const band = fetched(b, { startTime: from + 71 * MIN, lastFetchAt: from - 19 * MIN });
+    // Listed an hour ago, never fetched, 3 h from its start since a minute: its 19 minutes in the band run on.
+    const entering = fetched(c, {
+      discoveredAt: from - 60 * MIN,
+      startTime: from + 179 * MIN,
+      lastFetchAt: undefined,
+      lastGoodAt: undefined,
+    });
+    expect(pick([band, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    // Once in the band 19 minutes and still never fetched, it is the more overdue.
+    const overdue = { ...entering, startTime: from + 160 * MIN };
+    expect(pick([band, overdue], from + MIN, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
+  });
+
   it('keeps the early-scratching turn for the next pick when a dirty race goes first', () => {
     const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
     const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 30 * MIN });

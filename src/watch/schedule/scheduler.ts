@@ -198,16 +198,21 @@ const neededSooner = (a: Candidate, b: Candidate) =>
   (a.race.discoveredAt === b.race.discoveredAt && a.race.startTime < b.race.startTime);
 
 /**
- * Order within the early-scratching slice: a race 1-3 h out past its maximum age (or never fetched), then
- * any race never fetched (its first fetch is the baseline its scratchings are seen against), then the
- * longest unvisited. Larger goes first.
+ * Order within the early-scratching slice: a race 1-3 h out past its maximum age, the most overdue first;
+ * then any race never fetched (its first fetch is the baseline its scratchings are seen against); then the
+ * longest unvisited. Larger goes first. A race's age in the band counts from its last fetch or from when it
+ * entered the band (3 h before its start), whichever is later: ranked by age alone, a race never fetched
+ * counted as listed-ago (an hour and more) and every one entering the band went before a race fetched 19
+ * minutes ago, which then waited 26-30 minutes (seeds 7 and 8 of the freshness bench, issue 26).
  */
 function earlyRank(c: Candidate, now: number, settings: FreshnessSettings): number {
   const age = now - c.last;
   const never = c.race.lastFetchAt === undefined;
-  const within3h = c.race.startTime - now <= THREE_HOURS_MS;
-  const tier = within3h && (never || age >= settings.earlyScratchingMaxAgeMs) ? 2 : never ? 1 : 0;
-  return tier * 1e13 + age;
+  const enteredBand = c.race.startTime - THREE_HOURS_MS;
+  const overdue =
+    now - Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand) - settings.earlyScratchingMaxAgeMs;
+  if (now >= enteredBand && overdue >= 0) return 2e13 + overdue;
+  return (never ? 1e13 : 0) + age;
 }
 
 /**
