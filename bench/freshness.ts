@@ -24,6 +24,8 @@ import {
   arg,
   BENCH_FROM,
   type Bucket,
+  bucketOf,
+  closesOf,
   type Fetched,
   latencyBuckets,
   nearJumpFloor,
@@ -68,6 +70,8 @@ interface RunResult {
   phases: Record<string, number>;
   /** Longest wait between visits of each race while 1-3 h from its advertised start (ms, one per race). */
   bandGaps: number[];
+  /** Near-jump odds latencies by when the move came: before the race's advertised start, or at or after it. */
+  oddsByStart: { before: number[]; after: number[] };
   /** Each race 1-3 h out that waited more than 20 minutes between visits, traced. */
   bandOver: string[];
   buckets: Map<string, Bucket>;
@@ -164,6 +168,7 @@ async function run(
     phases,
     ...(({ gaps, over }) => ({ bandGaps: gaps, bandOver: over }))(bandGaps(world, fetched)),
     buckets: latencyBuckets(journal, seenBy(entries), FROM, TO),
+    oddsByStart: oddsByStart(journal, entries, world),
     floor: nearJumpFloor(journal, RPM, FROM, TO),
     realistic: realisticFloor(
       journal,
@@ -208,6 +213,21 @@ function bandGaps(world: SimWorld, fetched: readonly Fetched[]): { gaps: number[
     }
   }
   return { gaps, over };
+}
+
+/** Near-jump odds latencies split by the race's advertised start (where the scheduler's weight changes). */
+function oddsByStart(journal: readonly SimChange[], entries: readonly LogEntry[], world: SimWorld) {
+  const seen = seenBy(entries);
+  const out = { before: [] as number[], after: [] as number[] };
+  const closes = closesOf(journal);
+  for (const c of journal) {
+    if (c.at < FROM + WARMUP || c.at > TO - 5 * MINUTE || bucketOf(c, closes) !== 'odds (last 10 min)')
+      continue;
+    const at = seen(c);
+    const side = c.at >= world.summaryAt(c.raceId, c.at).startTime ? out.after : out.before;
+    side.push(at === undefined ? Number.POSITIVE_INFINITY : at - c.at);
+  }
+  return out;
 }
 
 /** Minutes into the run, for traces. */
@@ -387,6 +407,10 @@ async function main() {
           .join('; ')}`,
       );
       console.log(`requests by phase, seed ${SEEDS[i]}: ${phaseShares(r.phases)}`);
+      const { before, after } = r.oddsByStart;
+      console.log(
+        `near-jump odds (seed ${SEEDS[i]}) before the advertised start: n ${before.length}, p50/p95 ${seconds(pct(before, 50))}/${seconds(pct(before, 95))}; at or after it: n ${after.length}, p50/p95 ${seconds(pct(after, 50))}/${seconds(pct(after, 95))}`,
+      );
       const over = r.bandGaps.filter((g) => g > 20 * MINUTE).length;
       console.log(
         `races 1-3 h out (seed ${SEEDS[i]}): ${r.bandGaps.length}, longest wait between visits p95 ${seconds(pct(r.bandGaps, 95))}, max ${seconds(Math.max(...r.bandGaps))}, ${over} over 20 min`,
