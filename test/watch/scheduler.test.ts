@@ -316,6 +316,9 @@ describe('pickNext: value per request', () => {
       interim(from - 30_000, from - 5_000, 'interim'),
     ])
       expect(pick([atJump, race])).toMatchObject({ raceId: a.raceId });
+    // Its dividends in, it is still polled (for a protest lodged), below the race at its jump.
+    const protest = interim(from - 5 * MIN, from - 5 * MIN, 'interim');
+    expect(pick([protest])).toMatchObject({ raceId: b.raceId, urgent: false });
   });
 
   it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {
