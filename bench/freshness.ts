@@ -24,6 +24,7 @@ import {
   arg,
   BENCH_FROM,
   type Bucket,
+  bandGaps,
   bucketOf,
   closesOf,
   type Fetched,
@@ -166,7 +167,7 @@ async function run(
   return {
     requests,
     phases,
-    ...(({ gaps, over }) => ({ bandGaps: gaps, bandOver: over }))(bandGaps(world, fetched)),
+    ...bandTrace(world, journal, fetched),
     buckets: latencyBuckets(journal, seenBy(entries), FROM, TO),
     oddsByStart: oddsByStart(journal, entries, world),
     floor: nearJumpFloor(journal, RPM, FROM, TO),
@@ -187,32 +188,27 @@ async function run(
 }
 
 /**
- * For each race 1-3 h from its advertised start at some point after the warm-up, the longest stretch of
- * that part of the run without a visit (its start and end count as bounds): the early-scratching goal. A
- * race over 20 minutes is traced: its advertised start at the run's start and end, and its visits.
+ * The early-scratching goal (`bandGaps`, measured after the warm-up), with each race over 20 minutes traced:
+ * its advertised start at the run's start and end, and its visits.
  */
-function bandGaps(world: SimWorld, fetched: readonly Fetched[]): { gaps: number[]; over: string[] } {
-  const byRace = new Map<string, number[]>();
-  for (const f of fetched) byRace.set(f.raceId, [...(byRace.get(f.raceId) ?? []), f.at]);
-  const gaps: number[] = [];
-  const over: string[] = [];
-  for (const race of world.races) {
-    const start = world.summaryAt(race.id, TO).startTime;
-    const lo = Math.max(FROM + WARMUP, start - 3 * 60 * MINUTE);
-    const hi = Math.min(TO, start - 60 * MINUTE);
-    if (hi - lo < MINUTE) continue;
-    const visits = byRace.get(race.id) ?? [];
-    const times = [lo, ...visits.filter((t) => t > lo && t < hi), hi];
-    const gap = Math.max(...times.slice(1).map((t, i) => t - times[i]!));
-    gaps.push(gap);
-    if (gap > 20 * MINUTE) {
-      const startAtFrom = world.summaryAt(race.id, FROM).startTime;
-      over.push(
-        `${race.id} waited ${seconds(gap)}: advertised start ${at(startAtFrom)} at the run's start, ${at(start)} at its end; band ${at(lo)} to ${at(hi)}; visits ${visits.map(at).join(' ')}`,
-      );
-    }
-  }
-  return { gaps, over };
+function bandTrace(world: SimWorld, journal: readonly SimChange[], fetched: readonly Fetched[]) {
+  const abandoned = new Map(
+    journal.filter((c) => c.type === 'status' && c.detail.to === 'Abandoned').map((c) => [c.raceId, c.at]),
+  );
+  const races = world.races.map((r) => ({
+    raceId: r.id,
+    startTime: world.summaryAt(r.id, TO).startTime,
+    abandonedAt: abandoned.get(r.id),
+  }));
+  const gaps = bandGaps(races, fetched, FROM + WARMUP, TO);
+  const over = gaps
+    .filter((g) => g.gap > 20 * MINUTE)
+    .map(({ raceId, gap }) => {
+      const visits = fetched.filter((f) => f.raceId === raceId).map((f) => at(f.at));
+      const start = (t: number) => at(world.summaryAt(raceId, t).startTime);
+      return `${raceId} waited ${seconds(gap)}: advertised start ${start(FROM)} at the run's start, ${start(TO)} at its end; visits ${visits.join(' ')}`;
+    });
+  return { bandGaps: gaps.map((g) => g.gap), bandOver: over };
 }
 
 /** Near-jump odds latencies split by the race's advertised start (where the scheduler's weight changes). */
