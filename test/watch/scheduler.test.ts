@@ -262,6 +262,17 @@ describe('pickNext: value per request', () => {
       lastGoodAt: undefined,
     });
     expect(pick([band, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    // With nothing overdue, a race never fetched in the band goes before one never fetched further out.
+    const fresh = { ...band, lastFetchAt: from - 10 * MIN };
+    const farNever = {
+      ...entering,
+      raceId: 'far',
+      startTime: from + 10 * 60 * MIN,
+      discoveredAt: from - 90 * MIN,
+    };
+    expect(pick([fresh, farNever, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({
+      raceId: c.raceId,
+    });
     // Once in the band 19 minutes and still never fetched, it is the more overdue.
     const overdue = { ...entering, startTime: from + 160 * MIN };
     expect(pick([band, overdue], from + MIN, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });

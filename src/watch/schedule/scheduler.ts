@@ -199,7 +199,8 @@ const neededSooner = (a: Candidate, b: Candidate) =>
 
 /**
  * Order within the early-scratching slice: a race 1-3 h out past its maximum age, the most overdue first;
- * then any race never fetched (its first fetch is the baseline its scratchings are seen against); then the
+ * then a race never fetched, those in the band first (its first fetch is the baseline its scratchings are
+ * seen against); then the
  * longest unvisited. Larger goes first. A race's age in the band counts from its last fetch or from when it
  * entered the band (3 h before its start), whichever is later: ranked by age alone, a race never fetched
  * counted as listed-ago (an hour and more) and every one entering the band went before a race fetched 19
@@ -212,7 +213,9 @@ function earlyRank(c: Candidate, now: number, settings: FreshnessSettings): numb
   const overdue =
     now - Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand) - settings.earlyScratchingMaxAgeMs;
   if (now >= enteredBand && overdue >= 0) return 2e13 + overdue;
-  return (never ? 1e13 : 0) + age;
+  // Never fetched and already in the band: its first fetch now, on a turn nothing is overdue for, spreads the
+  // band's next round; left to its deadline, races entering together fell due with the round (20.1 minutes).
+  return (never ? (now >= enteredBand ? 1.5e13 : 1e13) : 0) + age;
 }
 
 /**
