@@ -14,25 +14,19 @@
  * virtual time moves in 100 ms steps only once the work in flight has settled, so CPU speed does not leak
  * into the latencies.
  */
-import { pino } from 'pino';
-import { createMemoryBus } from '../src/bus/bus.js';
-import { createManualClock } from '../src/clock.js';
 import type { LogEntry } from '../src/events/envelope.js';
-import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
-import { createSimulator, type SimChange, type SimWorld } from '../src/simulator/index.js';
-import { createMemoryEventLog } from '../src/store/index.js';
-import { createRacingClient } from '../src/upstream/client.js';
-import { createRateLimiter } from '../src/upstream/rate-limiter.js';
-import { createPoller, type RaceSource } from '../src/watch/fetch/poller.js';
+import type { SimChange, SimWorld } from '../src/simulator/index.js';
 import { DEFAULT_SETTINGS } from '../src/watch/schedule/poll-policy.js';
-import { type Pick, pickNext, type SchedulerInput } from '../src/watch/schedule/scheduler.js';
-import { createRacePipeline } from '../src/watch/track/race-pipeline.js';
+import { pickNext } from '../src/watch/schedule/scheduler.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
+import { drive, type Strategy } from './support/freshness-drive.js';
 import {
   arg,
-  BENCH_DAY,
   BENCH_FROM,
   type Bucket,
+  bandGaps,
+  bucketOf,
+  closesOf,
   type Fetched,
   latencyBuckets,
   nearJumpFloor,
@@ -58,7 +52,6 @@ const WITH_SCRAPER = arg('scraper', 'yes') === 'yes';
 const CONCURRENCY = Number(arg('concurrency', '2'));
 const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
-const STEP = 100;
 const MINUTE = 60_000;
 /** As the latency buckets: the first 20 minutes warm up. */
 const WARMUP = 20 * MINUTE;
@@ -72,14 +65,16 @@ const SCRAPER_DISCOVERY_PER_MINUTE = 2;
  */
 const REALISTIC_RESERVED_PER_MINUTE = 24;
 
-type Strategy = (input: SchedulerInput) => Pick;
-
 interface RunResult {
   requests: number[];
   /** Requests by where the race stood when fetched (phaseOf), or discovery. */
   phases: Record<string, number>;
   /** Longest wait between visits of each race while 1-3 h from its advertised start (ms, one per race). */
   bandGaps: number[];
+  /** Near-jump odds latencies by when the move came: before the race's advertised start, or at or after it. */
+  oddsByStart: { before: number[]; after: number[] };
+  /** Each race 1-3 h out that waited more than 20 minutes between visits, traced. */
+  bandOver: string[];
   buckets: Map<string, Bucket>;
   floor: ReturnType<typeof nearJumpFloor>;
   realistic: ReturnType<typeof realisticFloor>;
@@ -112,99 +107,73 @@ async function run(
   discoveryIntervalMs: number,
 ): Promise<RunResult> {
   const wall = Date.now();
-  const clock = createManualClock(FROM - 2 * MINUTE);
-  const logger = pino({ level: 'silent' });
-  const sim = await createSimulator({ seed, clock, day: BENCH_DAY, rateLimit: false, logger });
-  const made = makeStrategy(sim.world);
-  const { interval } = made;
   const traced: Traced[] = [];
   /** The worker's last pick per race (or listing), until its request is queued. */
   const decided = new Map<string, number>();
-  const strategy: Strategy = (input) => {
-    const pick = made.strategy(input);
-    if (pick.kind === 'race') decided.set(pick.raceId, clock.now());
-    if (pick.kind === 'discovery') decided.set('listing', clock.now());
-    return pick;
-  };
-  const queue = (what: string, priority: number | undefined) => {
-    const now = clock.now();
-    traced.push({ what, priority: priority ?? 0, decidedAt: decided.get(what) ?? now, queuedAt: now });
-    decided.delete(what);
-  };
-  const sent = (what: string) => {
-    const t = traced.find((r) => r.what === what && r.sentAt === undefined);
-    if (t) t.sentAt = clock.now();
-  };
+  let interval: number | undefined;
   const requests: number[] = [];
   const phases: Record<string, number> = {};
   const fetched: Fetched[] = [];
-  const { fetch, inFlight } = createInProcessFetch(sim, (url) => {
-    requests.push(clock.now());
-    const raceId = /\/events\/([^/?]+)/.exec(url.pathname)?.[1];
-    const phase = raceId
-      ? (() => {
-          const s = sim.world.summaryAt(raceId, clock.now());
-          return phaseOf(s.status, s.startTime - clock.now());
-        })()
-      : 'discovery';
-    phases[phase] = (phases[phase] ?? 0) + 1;
-    if (raceId) fetched.push({ raceId, at: clock.now() });
-    sent(raceId ?? 'listing');
-  });
-  const limiter = createRateLimiter({ maxPerMinute: RPM, clock });
-  const client = createRacingClient({
-    baseUrl: 'http://sim/affiliates/v1/racing',
-    limiter,
-    clock,
-    fetch,
-    logger,
-  });
-  const log = createMemoryEventLog({ window: 100_000 });
-  const bus = createMemoryBus();
-  const entries: LogEntry[] = [];
-  bus.subscribe((batch) => entries.push(...batch));
-  const pipeline = createRacePipeline({ log, bus, clock, logger });
-  const source: RaceSource = {
-    meetings: (query, opts) => {
-      queue('listing', opts?.priority);
-      return client.meetings(query, opts);
-    },
-    event: (id, opts) => {
-      queue(id, opts?.priority);
-      return client.event(id, opts);
-    },
-    whenReady: (signal) => client.whenReady(signal),
-  };
-  const poller = createPoller({
-    source,
-    clock,
-    logger,
-    onEvent: (raceId, payload) => pipeline.process(raceId, payload),
-    subscribers: () => new Map(),
-    discoveryIntervalMs,
-    strategy,
+  const { world, journal, entries } = await drive({
+    seed,
+    from: FROM - 2 * MINUTE,
+    to: TO,
+    rpm: RPM,
     concurrency: CONCURRENCY,
+    discoveryIntervalMs,
+    strategy: (simWorld, clock) => {
+      const made = makeStrategy(simWorld);
+      interval = made.interval;
+      return (input) => {
+        const pick = made.strategy(input);
+        if (pick.kind === 'race') decided.set(pick.raceId, clock.now());
+        if (pick.kind === 'discovery') decided.set('listing', clock.now());
+        return pick;
+      };
+    },
+    onSend: (url, simWorld, now) => {
+      requests.push(now);
+      const raceId = /\/events\/([^/?]+)/.exec(url.pathname)?.[1];
+      const phase = raceId
+        ? (() => {
+            const s = simWorld.summaryAt(raceId, now);
+            return phaseOf(s.status, s.startTime - now);
+          })()
+        : 'discovery';
+      phases[phase] = (phases[phase] ?? 0) + 1;
+      if (raceId) fetched.push({ raceId, at: now });
+      const t = traced.find((r) => r.what === (raceId ?? 'listing') && r.sentAt === undefined);
+      if (t) t.sentAt = now;
+    },
+    wrapSource: (source, clock) => {
+      const queue = (what: string, priority: number | undefined) => {
+        const now = clock.now();
+        traced.push({ what, priority: priority ?? 0, decidedAt: decided.get(what) ?? now, queuedAt: now });
+        decided.delete(what);
+      };
+      return {
+        ...source,
+        meetings: (query, opts) => {
+          queue('listing', opts?.priority);
+          return source.meetings(query, opts);
+        },
+        event: (id, opts) => {
+          queue(id, opts?.priority);
+          return source.event(id, opts);
+        },
+      };
+    },
   });
-  poller.start();
-  while (clock.now() < TO) {
-    // Let work in flight finish before virtual time moves on.
-    for (let spins = 0; inFlight() > 0 && spins < 1000; spins++) await new Promise((r) => setImmediate(r));
-    await clock.advance(STEP);
-  }
-  // Close the limiter first: workers waiting for a slot would otherwise wait for time that no longer moves.
-  limiter.close();
-  await poller.stop();
-  const journal = sim.journal();
-  await sim.close();
   return {
     requests,
     phases,
-    bandGaps: bandGaps(sim.world, fetched),
+    ...bandTrace(world, journal, fetched),
     buckets: latencyBuckets(journal, seenBy(entries), FROM, TO),
+    oddsByStart: oddsByStart(journal, entries, world),
     floor: nearJumpFloor(journal, RPM, FROM, TO),
     realistic: realisticFloor(
       journal,
-      (raceId) => sim.world.summaryAt(raceId, FROM).startTime,
+      (raceId) => world.summaryAt(raceId, FROM).startTime,
       RPM,
       REALISTIC_RESERVED_PER_MINUTE,
       FROM,
@@ -219,22 +188,42 @@ async function run(
 }
 
 /**
- * For each race 1-3 h from its advertised start at some point after the warm-up, the longest stretch of
- * that part of the run without a visit (its start and end count as bounds): the early-scratching goal.
+ * The early-scratching goal (`bandGaps`, measured after the warm-up), with each race over 20 minutes traced:
+ * its advertised start at the run's start and end, and its visits.
  */
-function bandGaps(world: SimWorld, fetched: readonly Fetched[]): number[] {
-  const byRace = new Map<string, number[]>();
-  for (const f of fetched) byRace.set(f.raceId, [...(byRace.get(f.raceId) ?? []), f.at]);
-  const gaps: number[] = [];
-  for (const race of world.races) {
-    const start = world.summaryAt(race.id, TO).startTime;
-    const lo = Math.max(FROM + WARMUP, start - 3 * 60 * MINUTE);
-    const hi = Math.min(TO, start - 60 * MINUTE);
-    if (hi - lo < MINUTE) continue;
-    const times = [lo, ...(byRace.get(race.id) ?? []).filter((t) => t > lo && t < hi), hi];
-    gaps.push(Math.max(...times.slice(1).map((t, i) => t - times[i]!)));
+function bandTrace(world: SimWorld, journal: readonly SimChange[], fetched: readonly Fetched[]) {
+  const abandoned = new Map(
+    journal.filter((c) => c.type === 'status' && c.detail.to === 'Abandoned').map((c) => [c.raceId, c.at]),
+  );
+  const races = world.races.map((r) => ({
+    raceId: r.id,
+    startTime: world.summaryAt(r.id, TO).startTime,
+    abandonedAt: abandoned.get(r.id),
+  }));
+  const gaps = bandGaps(races, fetched, FROM + WARMUP, TO);
+  const over = gaps
+    .filter((g) => g.gap > 20 * MINUTE)
+    .map(({ raceId, gap }) => {
+      const visits = fetched.filter((f) => f.raceId === raceId).map((f) => at(f.at));
+      const start = (t: number) => at(world.summaryAt(raceId, t).startTime);
+      return `${raceId} waited ${seconds(gap)}: advertised start ${start(FROM)} at the run's start, ${start(TO)} at its end; visits ${visits.join(' ')}`;
+    });
+  return { bandGaps: gaps.map((g) => g.gap), bandOver: over };
+}
+
+/** Near-jump odds latencies split by the race's advertised start (where the scheduler's weight changes). */
+function oddsByStart(journal: readonly SimChange[], entries: readonly LogEntry[], world: SimWorld) {
+  const seen = seenBy(entries);
+  const out = { before: [] as number[], after: [] as number[] };
+  const closes = closesOf(journal);
+  for (const c of journal) {
+    if (c.at < FROM + WARMUP || c.at > TO - 5 * MINUTE || bucketOf(c, closes) !== 'odds (last 10 min)')
+      continue;
+    const at = seen(c);
+    const side = c.at >= world.summaryAt(c.raceId, c.at).startTime ? out.after : out.before;
+    side.push(at === undefined ? Number.POSITIVE_INFINITY : at - c.at);
   }
-  return gaps;
+  return out;
 }
 
 /** Minutes into the run, for traces. */
@@ -414,10 +403,15 @@ async function main() {
           .join('; ')}`,
       );
       console.log(`requests by phase, seed ${SEEDS[i]}: ${phaseShares(r.phases)}`);
+      const { before, after } = r.oddsByStart;
+      console.log(
+        `near-jump odds (seed ${SEEDS[i]}) before the advertised start: n ${before.length}, p50/p95 ${seconds(pct(before, 50))}/${seconds(pct(before, 95))}; at or after it: n ${after.length}, p50/p95 ${seconds(pct(after, 50))}/${seconds(pct(after, 95))}`,
+      );
       const over = r.bandGaps.filter((g) => g > 20 * MINUTE).length;
       console.log(
         `races 1-3 h out (seed ${SEEDS[i]}): ${r.bandGaps.length}, longest wait between visits p95 ${seconds(pct(r.bandGaps, 95))}, max ${seconds(Math.max(...r.bandGaps))}, ${over} over 20 min`,
       );
+      for (const line of r.bandOver) console.log(`1-3 h over 20 min (seed ${SEEDS[i]}): ${line}`);
       for (const line of r.unseen) console.log(`unseen (seed ${SEEDS[i]}): ${line}`);
       for (const line of r.slowStatus) console.log(`slow (seed ${SEEDS[i]}): ${line}`);
       console.log(

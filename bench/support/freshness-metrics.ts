@@ -112,6 +112,38 @@ export function firstFetchAfter(fetches: readonly Fetched[]): (change: SimChange
   return (change) => byRace.get(change.raceId)?.find((at) => at >= change.at);
 }
 
+/** A race the early-scratching goal watches: its advertised start and, if so, when it was abandoned. */
+export interface BandRace {
+  raceId: string;
+  startTime: number;
+  abandonedAt?: number;
+}
+
+/**
+ * For each race 1-3 h from its advertised start at some point of [from, to], the longest stretch of that part
+ * without a visit (its start and end count as bounds): the early-scratching goal. An abandoned race has
+ * nothing more to see, so its band ends when it was abandoned: counted to its 1-hour mark, one abandoned
+ * 20 minutes into the band showed as waiting 30 minutes (seeds 7 and 8, issue 26).
+ */
+export function bandGaps(
+  races: readonly BandRace[],
+  fetched: readonly Fetched[],
+  from: number,
+  to: number,
+): { raceId: string; gap: number }[] {
+  const byRace = new Map<string, number[]>();
+  for (const f of fetched) byRace.set(f.raceId, [...(byRace.get(f.raceId) ?? []), f.at]);
+  const out: { raceId: string; gap: number }[] = [];
+  for (const race of races) {
+    const lo = Math.max(from, race.startTime - 180 * MINUTE);
+    const hi = Math.min(to, race.startTime - 60 * MINUTE, race.abandonedAt ?? Number.POSITIVE_INFINITY);
+    if (hi - lo < MINUTE) continue;
+    const times = [lo, ...(byRace.get(race.raceId) ?? []).filter((t) => t > lo && t < hi), hi];
+    out.push({ raceId: race.raceId, gap: Math.max(...times.slice(1).map((t, i) => t - times[i]!)) });
+  }
+  return out;
+}
+
 export const pct = (xs: readonly number[], p: number): number => {
   if (xs.length === 0) return Number.NaN;
   const sorted = [...xs].sort((a, b) => a - b);

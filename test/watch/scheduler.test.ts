@@ -251,6 +251,33 @@ describe('pickNext: value per request', () => {
     expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
   });
 
+  it('on an early-scratching turn, fetches a race 1-3 h out 19 minutes after its last fetch before a race never fetched that just entered the band (issue 26)', () => {
+    const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
+    const band = fetched(b, { startTime: from + 71 * MIN, lastFetchAt: from - 19 * MIN });
+    // Listed an hour ago, never fetched, 3 h from its start since a minute: its 19 minutes in the band run on.
+    const entering = fetched(c, {
+      discoveredAt: from - 60 * MIN,
+      startTime: from + 179 * MIN,
+      lastFetchAt: undefined,
+      lastGoodAt: undefined,
+    });
+    expect(pick([band, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    // With nothing overdue, a race never fetched in the band goes before one never fetched further out.
+    const fresh = { ...band, lastFetchAt: from - 10 * MIN };
+    const farNever = {
+      ...entering,
+      raceId: 'far',
+      startTime: from + 10 * 60 * MIN,
+      discoveredAt: from - 90 * MIN,
+    };
+    expect(pick([fresh, farNever, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({
+      raceId: c.raceId,
+    });
+    // Once in the band 19 minutes and still never fetched, it is the more overdue.
+    const overdue = { ...entering, startTime: from + 160 * MIN };
+    expect(pick([band, overdue], from + MIN, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
+  });
+
   it('keeps the early-scratching turn for the next pick when a dirty race goes first', () => {
     const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
     const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 30 * MIN });
@@ -269,6 +296,40 @@ describe('pickNext: value per request', () => {
       raceId: b.raceId,
     });
     expect(usesTurn(pick([near], from, DEFAULT_SETTINGS, turn + 1), turn + 1)).toBe(true);
+  });
+
+  it('remembers when discovery first listed a race Interim, the time its dividends are due from', () => {
+    const listed = (status: string) =>
+      meetings.slice(0, 1).map((m) => ({ ...m, races: m.races.map((r) => ({ ...r, status })) }));
+    const open = applyMeetings(new Map(), listed('Open'), from).races;
+    const interim = applyMeetings(open, listed('Interim'), from + 6_000).races;
+    const again = applyMeetings(interim, listed('Interim'), from + 12_000).races;
+    const id = [...open.keys()][0]!;
+    expect(open.get(id)?.interimAt).toBeUndefined();
+    expect(interim.get(id)?.interimAt).toBe(from + 6_000);
+    expect(again.get(id)?.interimAt).toBe(from + 6_000);
+    expect(applyMeetings(new Map(), listed('Interim'), from).races.get(id)?.interimAt).toBe(from);
+  });
+
+  it('fetches an Interim race every 5 s from 14 s to 90 s after it was seen Interim until its dividends are in, ahead of a race at its jump, on no turn (issue 26)', () => {
+    const atJump = fetched(a, { startTime: from - MIN, lastFetchAt: from - 20_000 });
+    const interim = (interimAt: number, lastFetchAt: number, dividends: 'none' | 'interim' = 'none') =>
+      fetched(b, { startTime: from - 5 * MIN, status: 'Interim', interimAt, lastFetchAt, dividends });
+    // 14 s after Interim was listed (dividends come 20-60 s after it, listed up to 6 s late), 5 s since a look.
+    const due = pick([atJump, interim(from - 14_000, from - 5_000)]);
+    expect(due).toMatchObject({ raceId: b.raceId, urgent: false, deadline: true });
+    expect(usesTurn(due, 0)).toBe(false);
+    // Not yet in the window, looked at within 5 s, past the window, or its dividends in: the race at its jump.
+    for (const race of [
+      interim(from - 13_999, from - 5_000),
+      interim(from - 30_000, from - 4_999),
+      interim(from - 90_001, from - 5_000),
+      interim(from - 30_000, from - 5_000, 'interim'),
+    ])
+      expect(pick([atJump, race])).toMatchObject({ raceId: a.raceId });
+    // Its dividends in, it is still polled (for a protest lodged), below the race at its jump.
+    const protest = interim(from - 5 * MIN, from - 5 * MIN, 'interim');
+    expect(pick([protest])).toMatchObject({ raceId: b.raceId, urgent: false });
   });
 
   it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {

@@ -315,6 +315,7 @@ export function createPoller(deps: PollerDeps): Poller {
         ...(status ? { status } : {}),
         dividends: outcome.dividends ?? 'none',
         finishedAt: race?.finishedAt ?? (status && FINISHED_STATUSES.has(status) ? now : undefined),
+        interimAt: race?.interimAt ?? (status === 'Interim' ? now : undefined),
       });
     } catch (err) {
       if (stopping.signal.aborted) return;

@@ -44,6 +44,7 @@ export function applyMeetings(
           dividends: 'none',
           failures: 0,
           finishedAt: FINISHED_STATUSES.has(summary.status) ? now : undefined,
+          interimAt: summary.status === 'Interim' ? now : undefined,
         });
         added.push(summary.id);
         continue;
@@ -55,6 +56,7 @@ export function applyMeetings(
         startTime,
         dirty: true,
         finishedAt: prev.finishedAt ?? (FINISHED_STATUSES.has(summary.status) ? now : undefined),
+        interimAt: prev.interimAt ?? (summary.status === 'Interim' ? now : undefined),
       });
       changed.push(summary.id);
     }

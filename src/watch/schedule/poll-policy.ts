@@ -17,7 +17,7 @@
  *   budget (`FreshnessSettings`, docs/operations.md#scheduler-budget-slices), so a race an hour out
  *   never competes with one at its jump; the rates below only set a race's minimum interval.
  * - **Results, dividends and status** (value RESULT_VALUE) after the jump: Interim until its dividends (under a
- *   minute), Interim until Final (a few minutes). Discovery (one /meetings request for every race) sees status
+ *   minute, on a deadline: `dividendsDue`), then a protest lodged before Final (a few minutes). Discovery (one /meetings request for every race) sees status
  *   transitions and marks the race dirty, which the scheduler fetches first; this rate is for what discovery
  *   cannot see (dividends, placings). A Closed race is not polled: its results arrive only with Interim, which
  *   the listing shows.
@@ -85,12 +85,43 @@ const ODDS_NEAREST_S = 5;
 /** Scratchings per race per second: early ones over 3-40 h before the start, late ones in its last hour. */
 const EARLY_SCRATCH_RATE = 0.45 / (37 * 3600);
 const LATE_SCRATCH_RATE = 0.2 / 3600;
-/** A race at or past its advertised start counts this much more: its jump, and most of its moves, are due. */
+/**
+ * A race at or past its advertised start counts this much more: its jump, and most of its moves, are due.
+ * Tried at x1.25 (at x2 the moves after the start were seen faster than those before it, 7.0 s against 9.1 s
+ * at the 95th percentile on seed 7 of the freshness bench): seed 7's p95 stayed 8.6 s, the moves before the
+ * start still 9.0 s, and its p50 went from 3.2 to 3.7 s (docs/benchmarks.md, issue 26).
+ */
 const AT_START_WEIGHT = 2;
 const RESULT_VALUE = 1;
-/** After the jump, per second: dividends due while Interim without them, Final. */
+/** After the jump, per second: dividends due while Interim without them. */
 const DIVIDENDS_DUE_RATE = 1 / 60;
-const FINAL_DUE_RATE = 1 / 1800;
+/**
+ * Interim with its dividends in, per second: what a fetch can still find that the listing cannot show before
+ * it lists Final (which makes the race dirty), a protest lodged: 7 of the real day's 748 races, over an
+ * Interim of about 5 minutes. Polled for Final at 1/1800 instead, Interim races took ~8 of every 100 requests,
+ * more than discovery's whole view of every status (issue 26).
+ */
+const INTERIM_PROTEST_RATE = 7 / 748 / 300;
+
+/**
+ * Interim dividends follow the Interim status by 20-60 s (the simulator's model, src/simulator/lifecycle.ts;
+ * the real payloads carry Interim rows beside the Final ones but no time for either). The race's Interim is
+ * known from the listing that showed it, up to one listing interval (6 s) after it happened, so the dividends
+ * are due from DIVIDENDS_FROM_MS after `interimAt` until DIVIDENDS_UNTIL_MS after it; in that window the race
+ * is fetched every DIVIDENDS_EVERY_MS (a deadline, like the late-scratching one): polled by the score at the
+ * result weight, below the races at their jump, they waited 10 s at the 95th percentile (issue 26). Past the
+ * window, dividends later than modelled are left to the score.
+ */
+const DIVIDENDS_FROM_MS = 14 * SECOND;
+const DIVIDENDS_UNTIL_MS = 90 * SECOND;
+export const DIVIDENDS_EVERY_MS = 5 * SECOND;
+
+/** Whether `race` is in its Interim-dividends window at `now` (fetch it every DIVIDENDS_EVERY_MS). */
+export function dividendsDue(race: RaceWatch, now: number): boolean {
+  if (race.status !== 'Interim' || race.dividends !== 'none' || race.interimAt === undefined) return false;
+  const since = now - race.interimAt;
+  return since >= DIVIDENDS_FROM_MS && since <= DIVIDENDS_UNTIL_MS;
+}
 
 /** No fetch before a change is this likely (the budget is better left unspent than spent on nothing). */
 const MIN_CHANGE_CHANCE = 0.002;
@@ -178,7 +209,7 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
   }
   if (race.status === 'Interim') {
     const due = race.dividends === 'none' || race.pending;
-    return { ...none, result: due ? DIVIDENDS_DUE_RATE : FINAL_DUE_RATE };
+    return { ...none, result: due ? DIVIDENDS_DUE_RATE : INTERIM_PROTEST_RATE };
   }
   // Results come with Interim, which discovery lists (the race is then dirty): nothing to poll for.
   if (race.status === 'Closed') return none;

@@ -37,6 +37,8 @@
 import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
 import {
   DEFAULT_SETTINGS,
+  DIVIDENDS_EVERY_MS,
+  dividendsDue,
   type FreshnessSettings,
   type PollPolicy,
   pollPolicy,
@@ -45,8 +47,11 @@ import {
 
 export type Pick =
   | { kind: 'discovery' }
-  /** `urgent`: dirty, or a refill (a subscriber waits for its document); it should overtake everything queued. */
-  | { kind: 'race'; raceId: string; weight: number; urgent: boolean }
+  /**
+   * `urgent`: dirty, or a refill (a subscriber waits for its document); it should overtake everything queued.
+   * `deadline`: an Interim race fetched for its dividends on their deadline (`dividendsDue`), before every turn.
+   */
+  | { kind: 'race'; raceId: string; weight: number; urgent: boolean; deadline?: boolean }
   /** Nothing is due; ask again at `until` (epoch ms) or when something changes. */
   | { kind: 'idle'; until: number };
 
@@ -72,12 +77,13 @@ export const isShareTurn = (racePicks: number, share: number) =>
   Math.floor((racePicks + 1) * share) > Math.floor(racePicks * share);
 
 /**
- * Whether a race pick uses up its turn (counts toward `racePicks`). A dirty race's fetch does not: it goes
- * before every turn, and counted it took the early-scratching turns it fell on, so that slice spent less
- * than its share whenever statuses changed often (measured: a race 1-3 h out waited 26 minutes).
+ * Whether a race pick uses up its turn (counts toward `racePicks`). A dirty race's fetch does not, nor a
+ * dividends deadline's: they go before every turn, and counted they took the early-scratching turns they fell
+ * on, so that slice spent less than its share whenever statuses changed often (measured: a race 1-3 h out
+ * waited 26 minutes).
  */
 export const usesTurn = (pick: Pick, racePicks: number): boolean =>
-  pick.kind === 'race' && (!pick.urgent || isRefillTurn(racePicks));
+  pick.kind === 'race' && ((!pick.urgent && !pick.deadline) || isRefillTurn(racePicks));
 
 /** A race starting within this long (or already past its start) counts as near its jump. */
 const NEAR_JUMP_MS = 10 * 60_000;
@@ -123,6 +129,7 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   let refill: Candidate | undefined;
   let early: { c: Candidate; rank: number } | undefined;
   let late: { c: Candidate; rank: number } | undefined;
+  let dividends: Candidate | undefined;
   let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
   for (const race of input.races) {
     if (input.inFlight.has(race.raceId)) continue;
@@ -147,6 +154,13 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       nextDue = Math.min(nextDue, dueAt);
       continue;
     }
+    // The dividends deadline: the race whose dividends waited longest for a look first.
+    if (
+      dividendsDue(race, now) &&
+      now - c.last >= DIVIDENDS_EVERY_MS &&
+      (!dividends || c.last < dividends.last)
+    )
+      dividends = c;
     if (earlyTurn && policy.slice === 'earlyScratchings') {
       const rank = earlyRank(c, now, settings);
       if (!early || rank > early.rank) early = { c, rank };
@@ -161,15 +175,17 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       best = { c, score, urgent };
     }
   }
-  const race = (c: Candidate, urgent: boolean): Pick => ({
+  const race = (c: Candidate, urgent: boolean, deadline?: true): Pick => ({
     kind: 'race',
     raceId: c.race.raceId,
     weight: c.policy.weight,
     urgent,
+    ...(deadline ? { deadline } : {}),
   });
   if (first) return race(first, false);
   if (refill) return race(refill, true);
   if (best?.urgent) return race(best.c, true);
+  if (dividends) return race(dividends, false, true);
   if (early) return race(early.c, false);
   if (late) return race(late.c, false);
   if (best) return race(best.c, false);
@@ -192,16 +208,24 @@ const neededSooner = (a: Candidate, b: Candidate) =>
   (a.race.discoveredAt === b.race.discoveredAt && a.race.startTime < b.race.startTime);
 
 /**
- * Order within the early-scratching slice: a race 1-3 h out past its maximum age (or never fetched), then
- * any race never fetched (its first fetch is the baseline its scratchings are seen against), then the
- * longest unvisited. Larger goes first.
+ * Order within the early-scratching slice: a race 1-3 h out past its maximum age, the most overdue first;
+ * then a race never fetched, those in the band first (its first fetch is the baseline its scratchings are
+ * seen against); then the
+ * longest unvisited. Larger goes first. A race's age in the band counts from its last fetch or from when it
+ * entered the band (3 h before its start), whichever is later: ranked by age alone, a race never fetched
+ * counted as listed-ago (an hour and more) and every one entering the band went before a race fetched 19
+ * minutes ago, which then waited 26-30 minutes (seeds 7 and 8 of the freshness bench, issue 26).
  */
 function earlyRank(c: Candidate, now: number, settings: FreshnessSettings): number {
   const age = now - c.last;
   const never = c.race.lastFetchAt === undefined;
-  const within3h = c.race.startTime - now <= THREE_HOURS_MS;
-  const tier = within3h && (never || age >= settings.earlyScratchingMaxAgeMs) ? 2 : never ? 1 : 0;
-  return tier * 1e13 + age;
+  const enteredBand = c.race.startTime - THREE_HOURS_MS;
+  const overdue =
+    now - Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand) - settings.earlyScratchingMaxAgeMs;
+  if (now >= enteredBand && overdue >= 0) return 2e13 + overdue;
+  // Never fetched and already in the band: its first fetch now, on a turn nothing is overdue for, spreads the
+  // band's next round; left to its deadline, races entering together fell due with the round (20.1 minutes).
+  return (never ? (now >= enteredBand ? 1.5e13 : 1e13) : 0) + age;
 }
 
 /**

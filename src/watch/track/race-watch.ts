@@ -25,6 +25,11 @@ export interface RaceWatch {
   dirty: boolean;
   /** Dividend rows in the last document: none yet, Interim only, or Final. */
   dividends: DividendStage;
+  /**
+   * When the race was first seen Interim (from discovery or a document): its Interim dividends are due from
+   * a set time after it (poll-policy.ts, `dividendsDeadline`).
+   */
+  interimAt?: number;
   /** When the race was first seen Final or Abandoned (from discovery or a document). */
   finishedAt?: number;
   /** Fetches that failed in a row (bad payload, 5xx, timeout); reset by a good one. */

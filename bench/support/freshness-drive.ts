@@ -1,0 +1,96 @@
+/**
+ * Drives racewire's poller and race pipeline against the simulator on a manual virtual clock (the freshness
+ * bench's run, without its measurements): the simulator answers in-process, the real client and limiter hold
+ * every request to the budget, and virtual time moves in STEP_MS steps only once the work in flight has
+ * settled. Nothing here reads the wall clock, so a seed's run is the same to the request, however busy the
+ * machine (test/bench/freshness-drive.test.ts).
+ */
+import { pino } from 'pino';
+import { createMemoryBus } from '../../src/bus/bus.js';
+import { createManualClock, type ManualClock } from '../../src/clock.js';
+import type { LogEntry } from '../../src/events/envelope.js';
+import { createInProcessFetch } from '../../src/simulator/in-process-fetch.js';
+import { createSimulator, type SimChange, type SimWorld } from '../../src/simulator/index.js';
+import { createMemoryEventLog } from '../../src/store/index.js';
+import { createRacingClient } from '../../src/upstream/client.js';
+import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
+import { createPoller, type RaceSource } from '../../src/watch/fetch/poller.js';
+import type { Pick, SchedulerInput } from '../../src/watch/schedule/scheduler.js';
+import { createRacePipeline } from '../../src/watch/track/race-pipeline.js';
+import { BENCH_DAY } from './freshness-metrics.js';
+
+export type Strategy = (input: SchedulerInput) => Pick;
+
+/** Virtual time moves in steps of this (ms). */
+const STEP_MS = 100;
+
+export interface DriveOptions {
+  seed: number;
+  /** Virtual time the run starts and ends (epoch ms). */
+  from: number;
+  to: number;
+  rpm: number;
+  concurrency: number;
+  discoveryIntervalMs: number;
+  /** The scheduling decision, made once the simulated world is known (a baseline may need it). */
+  strategy: (world: SimWorld, clock: ManualClock) => Strategy;
+  /** Sees each request as it is sent (the simulator's URL). */
+  onSend?: (url: URL, world: SimWorld, now: number) => void;
+  /** Wraps the poller's source (a bench traces what enters the limiter's queue). */
+  wrapSource?: (source: RaceSource, clock: ManualClock) => RaceSource;
+}
+
+export interface Drive {
+  world: SimWorld;
+  /** The simulator's changes (what happened, when). */
+  journal: readonly SimChange[];
+  /** What racewire appended (events, with their timestamps on the virtual clock). */
+  entries: LogEntry[];
+}
+
+export async function drive(opts: DriveOptions): Promise<Drive> {
+  const clock = createManualClock(opts.from);
+  const logger = pino({ level: 'silent' });
+  const sim = await createSimulator({ seed: opts.seed, clock, day: BENCH_DAY, rateLimit: false, logger });
+  const strategy = opts.strategy(sim.world, clock);
+  const { fetch, inFlight } = createInProcessFetch(sim, (url) => opts.onSend?.(url, sim.world, clock.now()));
+  const limiter = createRateLimiter({ maxPerMinute: opts.rpm, clock });
+  const client = createRacingClient({
+    baseUrl: 'http://sim/affiliates/v1/racing',
+    limiter,
+    clock,
+    fetch,
+    logger,
+  });
+  const entries: LogEntry[] = [];
+  const bus = createMemoryBus();
+  bus.subscribe((batch) => entries.push(...batch));
+  const pipeline = createRacePipeline({ log: createMemoryEventLog({ window: 100_000 }), bus, clock, logger });
+  const source: RaceSource = {
+    meetings: (query, ro) => client.meetings(query, ro),
+    event: (id, ro) => client.event(id, ro),
+    whenReady: (signal) => client.whenReady(signal),
+  };
+  const poller = createPoller({
+    source: opts.wrapSource ? opts.wrapSource(source, clock) : source,
+    clock,
+    logger,
+    onEvent: (raceId, payload) => pipeline.process(raceId, payload),
+    subscribers: () => new Map(),
+    discoveryIntervalMs: opts.discoveryIntervalMs,
+    strategy,
+    concurrency: opts.concurrency,
+  });
+  poller.start();
+  while (clock.now() < opts.to) {
+    // Let work in flight finish before virtual time moves on.
+    for (let spins = 0; inFlight() > 0 && spins < 1000; spins++) await new Promise((r) => setImmediate(r));
+    await clock.advance(STEP_MS);
+  }
+  // Close the limiter first: workers waiting for a slot would otherwise wait for time that no longer moves.
+  limiter.close();
+  await poller.stop();
+  const journal = sim.journal();
+  await sim.close();
+  return { world: sim.world, journal, entries };
+}
