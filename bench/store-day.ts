@@ -11,17 +11,12 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { createMemoryBus } from '../src/bus/bus.js';
-import { createManualClock } from '../src/clock.js';
 import { retentionPolicy } from '../src/cluster/retention.js';
-import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
-import { createSimulator } from '../src/simulator/index.js';
 import { createSqliteEventLog, openDatabase } from '../src/store/index.js';
 import { FEED_START } from '../src/store/ports.js';
-import { createRacingClient } from '../src/upstream/client.js';
-import { createRateLimiter } from '../src/upstream/rate-limiter.js';
 import { createPollingRole } from '../src/watch/polling-role.js';
+import { simulatedUpstream } from './support/simulated-upstream.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2)
@@ -37,17 +32,11 @@ const STEP = 100;
 const dir = mkdtempSync(join(tmpdir(), 'racewire-day-'));
 const file = join(dir, 'racewire.db');
 const wall = Date.now();
-const clock = createManualClock(FROM);
-const logger = pino({ level: 'silent' });
-const sim = await createSimulator({ seed: SEED, clock, day: DAY, rateLimit: false, logger });
-const { fetch, inFlight } = createInProcessFetch(sim);
-const limiter = createRateLimiter({ maxPerMinute: 100, clock });
-const client = createRacingClient({
-  baseUrl: 'http://sim/affiliates/v1/racing',
-  limiter,
-  clock,
-  fetch,
-  logger,
+const { clock, logger, sim, client, limiter, inFlight } = await simulatedUpstream({
+  seed: SEED,
+  day: DAY,
+  from: FROM,
+  rpm: 100,
 });
 const db = openDatabase(file);
 const log = createSqliteEventLog({ db, window: 5000 });

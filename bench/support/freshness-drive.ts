@@ -5,19 +5,16 @@
  * settled. Nothing here reads the wall clock, so a seed's run is the same to the request, however busy the
  * machine (test/bench/freshness-drive.test.ts).
  */
-import { pino } from 'pino';
 import { createMemoryBus } from '../../src/bus/bus.js';
-import { createManualClock, type ManualClock } from '../../src/clock.js';
+import type { ManualClock } from '../../src/clock.js';
 import type { LogEntry } from '../../src/events/envelope.js';
-import { createInProcessFetch } from '../../src/simulator/in-process-fetch.js';
-import { createSimulator, type SimChange, type SimWorld } from '../../src/simulator/index.js';
+import type { SimChange, SimWorld } from '../../src/simulator/index.js';
 import { createMemoryEventLog } from '../../src/store/index.js';
-import { createRacingClient } from '../../src/upstream/client.js';
-import { createRateLimiter } from '../../src/upstream/rate-limiter.js';
 import { createPoller, type RaceSource } from '../../src/watch/fetch/poller.js';
 import type { Pick, SchedulerInput } from '../../src/watch/schedule/scheduler.js';
 import { createRacePipeline } from '../../src/watch/track/race-pipeline.js';
 import { BENCH_DAY } from './freshness-metrics.js';
+import { simulatedUpstream } from './simulated-upstream.js';
 
 export type Strategy = (input: SchedulerInput) => Pick;
 
@@ -49,19 +46,14 @@ export interface Drive {
 }
 
 export async function drive(opts: DriveOptions): Promise<Drive> {
-  const clock = createManualClock(opts.from);
-  const logger = pino({ level: 'silent' });
-  const sim = await createSimulator({ seed: opts.seed, clock, day: BENCH_DAY, rateLimit: false, logger });
-  const strategy = opts.strategy(sim.world, clock);
-  const { fetch, inFlight } = createInProcessFetch(sim, (url) => opts.onSend?.(url, sim.world, clock.now()));
-  const limiter = createRateLimiter({ maxPerMinute: opts.rpm, clock });
-  const client = createRacingClient({
-    baseUrl: 'http://sim/affiliates/v1/racing',
-    limiter,
-    clock,
-    fetch,
-    logger,
+  const { clock, logger, sim, client, limiter, inFlight } = await simulatedUpstream({
+    seed: opts.seed,
+    day: BENCH_DAY,
+    from: opts.from,
+    rpm: opts.rpm,
+    onSend: (url, s, now) => opts.onSend?.(url, s.world, now),
   });
+  const strategy = opts.strategy(sim.world, clock);
   const entries: LogEntry[] = [];
   const bus = createMemoryBus();
   bus.subscribe((batch) => entries.push(...batch));
