@@ -32,7 +32,7 @@ const STEP = 100;
 const dir = mkdtempSync(join(tmpdir(), 'racewire-day-'));
 const file = join(dir, 'racewire.db');
 const wall = Date.now();
-const { clock, logger, sim, client, limiter, inFlight } = await simulatedUpstream({
+const { clock, logger, sim, client, limiter, idle } = await simulatedUpstream({
   seed: SEED,
   day: DAY,
   from: FROM,
@@ -57,7 +57,7 @@ const role = createPollingRole({
 const cpu0 = process.cpuUsage();
 await role.start();
 while (clock.now() < TO) {
-  for (let spins = 0; inFlight() > 0 && spins < 1000; spins++) await new Promise((r) => setImmediate(r));
+  await idle();
   await clock.advance(STEP);
 }
 const skipped = role.unchangedSkip()?.counts().skipped ?? 0;

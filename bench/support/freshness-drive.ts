@@ -46,7 +46,7 @@ export interface Drive {
 }
 
 export async function drive(opts: DriveOptions): Promise<Drive> {
-  const { clock, logger, sim, client, limiter, inFlight } = await simulatedUpstream({
+  const { clock, logger, sim, client, limiter, idle } = await simulatedUpstream({
     seed: opts.seed,
     day: BENCH_DAY,
     from: opts.from,
@@ -76,7 +76,7 @@ export async function drive(opts: DriveOptions): Promise<Drive> {
   poller.start();
   while (clock.now() < opts.to) {
     // Let work in flight finish before virtual time moves on.
-    for (let spins = 0; inFlight() > 0 && spins < 1000; spins++) await new Promise((r) => setImmediate(r));
+    await idle();
     await clock.advance(STEP_MS);
   }
   // Close the limiter first: workers waiting for a slot would otherwise wait for time that no longer moves.

@@ -29,8 +29,8 @@ export interface SimulatedUpstream {
   sim: Simulator;
   limiter: RateLimiter;
   client: RacingClient;
-  /** Requests the simulator has not answered yet: virtual time waits for them. */
-  inFlight: () => number;
+  /** Resolves once the simulator has answered every request sent: virtual time waits for it. */
+  idle: () => Promise<void>;
 }
 
 export async function simulatedUpstream(opts: SimulatedUpstreamOptions): Promise<SimulatedUpstream> {
@@ -38,7 +38,7 @@ export async function simulatedUpstream(opts: SimulatedUpstreamOptions): Promise
   const logger = pino({ level: 'silent' });
   const sim = await createSimulator({ seed: opts.seed, clock, day: opts.day, rateLimit: false, logger });
   const onSend = opts.onSend;
-  const { fetch, inFlight } = createInProcessFetch(sim, onSend && ((url) => onSend(url, sim, clock.now())));
+  const { fetch, idle } = createInProcessFetch(sim, onSend && ((url) => onSend(url, sim, clock.now())));
   const limiter = createRateLimiter({ maxPerMinute: opts.rpm, clock });
   const client = createRacingClient({
     baseUrl: 'http://sim/affiliates/v1/racing',
@@ -47,5 +47,5 @@ export async function simulatedUpstream(opts: SimulatedUpstreamOptions): Promise
     fetch,
     logger,
   });
-  return { clock, logger, sim, limiter, client, inFlight };
+  return { clock, logger, sim, limiter, client, idle };
 }

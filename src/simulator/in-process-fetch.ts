@@ -1,26 +1,28 @@
 /**
  * A `fetch` that answers from the simulator in the same process (fastify's inject, no sockets), for
  * benchmarks and tests that drive the whole client on a manual clock. It counts requests in flight, so a
- * driver can let them settle before it moves time on.
+ * driver can wait for their answers (`idle`) before it moves time on.
  */
 import type { FastifyInstance } from 'fastify';
+import { createInFlight } from '../in-flight.js';
 
 export interface InProcessFetch {
   fetch: (url: string) => Promise<Response>;
-  inFlight(): number;
+  /** Resolves once every request sent has been answered (at once when none is in flight). */
+  idle(): Promise<void>;
 }
 
 export function createInProcessFetch(
   sim: { app: FastifyInstance },
   onSend: (url: URL) => void = () => {},
 ): InProcessFetch {
-  let inFlight = 0;
+  const io = createInFlight();
   return {
-    inFlight: () => inFlight,
+    idle: () => io.idle(),
     async fetch(url) {
       const u = new URL(url);
       onSend(u);
-      inFlight++;
+      const done = io.start();
       try {
         // As a stream: inject otherwise decodes every body into a string nobody reads (5 % of the soak's CPU),
         // and the caller decodes the bytes itself, as it does a socket's.
@@ -36,7 +38,7 @@ export function createInProcessFetch(
           headers: res.headers as Record<string, string>,
         });
       } finally {
-        inFlight--;
+        done();
       }
     },
   };

@@ -17,7 +17,7 @@ async function setup(opts: { ours: number; theirs: number }) {
   const clock = createManualClock(origin);
   const sim = await createSimulator({ seed: 3, clock, day: DAY, rateLimit: { perMinute: opts.theirs } });
   const sent: number[] = [];
-  const { fetch, inFlight } = createInProcessFetch(sim, () => sent.push(clock.now()));
+  const { fetch, idle } = createInProcessFetch(sim, () => sent.push(clock.now()));
   const seen: ResponseMeta[] = [];
   const limiter = createRateLimiter({ maxPerMinute: opts.ours, clock, burst: opts.ours });
   const client = createRacingClient({
@@ -36,7 +36,7 @@ async function setup(opts: { ours: number; theirs: number }) {
       settled = true;
     });
     for (let t = 0; t <= maxMs && !settled; t += 1_000) {
-      for (let spins = 0; inFlight() > 0 && spins < 1_000; spins++) await new Promise((r) => setImmediate(r));
+      await idle();
       await clock.advance(1_000);
     }
     return done;
