@@ -235,7 +235,11 @@ describe.skipIf(skip)('the live board in a browser', () => {
     expect(await dividends.first().locator('.dividend-line').textContent()).toMatch(
       new RegExp(`^Win ${Array(winners.length).fill(winRow).join(', ')}$`),
     );
-    expect(await dividends.nth(1).getAttribute('data-pool')).toBe('Place');
+    // Place second, where there is a Place pool: four or fewer starters pay one place, which is win only
+    // (src/simulator/outcome.ts), and the scripted race is whichever was open (run W drew one of four starters).
+    const pools = await dividends.evaluateAll((els) => els.map((el) => el.getAttribute('data-pool')));
+    if (runners.length - 1 >= 5) expect(pools[1]).toBe('Place');
+    else expect(pools).not.toContain('Place');
     const dividendItem = page.locator(
       `[data-testid="feed-item"][data-type="race.dividends"][data-id^="${raceId}:"]`,
     );
