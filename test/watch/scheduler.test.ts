@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { applyMeetings } from '../../src/watch/schedule/discovery.js';
-import { DEFAULT_SETTINGS, type FreshnessSettings } from '../../src/watch/schedule/poll-policy.js';
+import {
+  DEFAULT_SETTINGS,
+  FAR_SCRATCHING_SHARE,
+  type FreshnessSettings,
+} from '../../src/watch/schedule/poll-policy.js';
 import { isShareTurn, pickNext, usesTurn } from '../../src/watch/schedule/scheduler.js';
 import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 import { dividendsFinalAt, loadTimetable, modelStatus, runVirtualDay } from '../support/virtual-day.js';
@@ -239,22 +243,40 @@ describe('pickNext: value per request', () => {
     }
   });
 
-  it('on an early-scratching turn, fetches the race 1-3 h out that waited 19 minutes, not the race at its jump', () => {
+  it('on an early-scratching turn, fetches the race 1-3 h out that waited 18 minutes, not the race at its jump', () => {
     const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
-    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 19 * MIN });
+    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 18 * MIN });
     const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 3 * 60 * MIN });
     const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
     expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
     expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
-    // Within the band's maximum age, the race further out that waited longest goes instead.
-    const fresh = { ...band, lastFetchAt: from - 19 * MIN + 1 };
-    expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
+    // Within the band's maximum age nothing is due there: the turn goes to the race at its jump, not to the
+    // race further out that waited longest (that one has turns of its own, FAR_SCRATCHING_SHARE).
+    const fresh = { ...band, lastFetchAt: from - 18 * MIN + 1 };
+    expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
   });
 
-  it('on an early-scratching turn, fetches a race 1-3 h out 19 minutes after its last fetch before a race never fetched that just entered the band (issue 26)', () => {
+  it('gives the races more than 3 h out one race pick in 100, never fetched first, and no early-scratching turn (issue 26)', () => {
+    const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
+    const visited = fetched(b, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * 60 * MIN });
+    const never = fetched(c, { startTime: from + 30 * 60 * MIN, lastFetchAt: undefined, lastGoodAt: undefined });
+    const picks = Array.from({ length: 1000 }, (_, n) => n + 1);
+    const farTurns = picks.filter((n) => {
+      const p = pick([near, visited], from, DEFAULT_SETTINGS, n);
+      return p.kind === 'race' && p.raceId === b.raceId;
+    });
+    expect(farTurns.length).toBe(1000 * FAR_SCRATCHING_SHARE);
+    // Never on an early-scratching turn: the race 1-3 h out due then keeps it.
+    expect(farTurns.some((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))).toBe(false);
+    expect(pick([near, visited, never], from, DEFAULT_SETTINGS, farTurns[0])).toMatchObject({
+      raceId: c.raceId,
+    });
+  });
+
+  it('on an early-scratching turn, fetches a race 1-3 h out 18 minutes after its last fetch before a race never fetched that just entered the band (issue 26)', () => {
     const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
-    const band = fetched(b, { startTime: from + 71 * MIN, lastFetchAt: from - 19 * MIN });
-    // Listed an hour ago, never fetched, 3 h from its start since a minute: its 19 minutes in the band run on.
+    const band = fetched(b, { startTime: from + 71 * MIN, lastFetchAt: from - 18 * MIN });
+    // Listed an hour ago, never fetched, 3 h from its start since a minute: its 18 minutes in the band run on.
     const entering = fetched(c, {
       discoveredAt: from - 60 * MIN,
       startTime: from + 179 * MIN,
@@ -262,7 +284,7 @@ describe('pickNext: value per request', () => {
       lastGoodAt: undefined,
     });
     expect(pick([band, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
-    // With nothing overdue, a race never fetched in the band goes before one never fetched further out.
+    // With nothing overdue, a race never fetched in the band is due: its first fetch is the baseline.
     const fresh = { ...band, lastFetchAt: from - 10 * MIN };
     const farNever = {
       ...entering,
@@ -273,8 +295,8 @@ describe('pickNext: value per request', () => {
     expect(pick([fresh, farNever, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({
       raceId: c.raceId,
     });
-    // Once in the band 19 minutes and still never fetched, it is the more overdue.
-    const overdue = { ...entering, startTime: from + 160 * MIN };
+    // Once in the band 18 minutes and still never fetched, it is the more overdue.
+    const overdue = { ...entering, startTime: from + 161 * MIN };
     expect(pick([band, overdue], from + MIN, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
   });
 

@@ -15,11 +15,13 @@
  * rules of their own (issue 26: spread by one global rule, 22 % of the budget went to ~1,400 races hours
  * out and near-jump odds were level with a naive scraper). In order: discovery first when it is due; then
  * a race discovery marked dirty (urgent: how a status change after the jump is fetched); then, on an
- * early-scratching turn (`earlyScratchingShare` of the race picks), the race more than an hour out that
- * waits longest (races 1-3 h out past `earlyScratchingMaxAgeMs` first, then never-fetched ones); then, on
- * a late-scratching turn (LATE_TURN_SHARE), the Open race within the hour longest past
+ * early-scratching turn (`earlyScratchingShare` of the race picks), a race 1-3 h out that is due (past
+ * `earlyScratchingMaxAgeMs`, the most overdue first, or never fetched); then, on a far turn
+ * (FAR_SCRATCHING_SHARE), the race more than 3 h out that waits longest (never fetched first); then, on a
+ * late-scratching turn (LATE_TURN_SHARE), the Open race within the hour longest past
  * `lateScratchingMaxAgeMs` (late scratchings; never fetched: due at once); then a subscribed race not
- * fetched for SUBSCRIBED_MAX_INTERVAL_MS (someone is watching it); then the score.
+ * fetched for SUBSCRIBED_MAX_INTERVAL_MS (someone is watching it); then the score. A scratching turn with
+ * nothing due goes to the score: the races at their jump get what the scratching slices do not need.
  *
  * A subscribed race with no document yet (never fetched by this poller: after a start, a takeover or a
  * wiped store, that is every race) is overdue like any other and ranked by its score, so the races at the
@@ -39,6 +41,7 @@ import {
   DEFAULT_SETTINGS,
   DIVIDENDS_EVERY_MS,
   dividendsDue,
+  FAR_SCRATCHING_SHARE,
   type FreshnessSettings,
   type PollPolicy,
   pollPolicy,
@@ -122,12 +125,19 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   const turn = input.racePicks ?? 0;
   const refillTurn = input.racePicks !== undefined && isRefillTurn(turn);
   const earlyTurn = isShareTurn(turn, settings.earlyScratchingShare);
+  // A far turn that falls on an early-scratching turn moves to the next pick, so each slice keeps its share.
+  const farTurn =
+    (isShareTurn(turn, FAR_SCRATCHING_SHARE) && !earlyTurn) ||
+    (turn > 0 &&
+      isShareTurn(turn - 1, FAR_SCRATCHING_SHARE) &&
+      isShareTurn(turn - 1, settings.earlyScratchingShare));
   const lateTurn = isShareTurn(turn, LATE_TURN_SHARE);
 
   let best: { c: Candidate; score: number; urgent: boolean } | undefined;
   let first: Candidate | undefined;
   let refill: Candidate | undefined;
   let early: { c: Candidate; rank: number } | undefined;
+  let far: { c: Candidate; rank: number } | undefined;
   let late: { c: Candidate; rank: number } | undefined;
   let dividends: Candidate | undefined;
   let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
@@ -161,9 +171,11 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       (!dividends || c.last < dividends.last)
     )
       dividends = c;
-    if (earlyTurn && policy.slice === 'earlyScratchings') {
-      const rank = earlyRank(c, now, settings);
-      if (!early || rank > early.rank) early = { c, rank };
+    if (policy.slice === 'earlyScratchings') {
+      const inBand = race.startTime - now <= THREE_HOURS_MS;
+      const rank = inBand ? bandRank(c, now, settings) : farRank(c, now);
+      if (earlyTurn && inBand && rank >= 0 && (!early || rank > early.rank)) early = { c, rank };
+      if (farTurn && !inBand && (!far || rank > far.rank)) far = { c, rank };
     }
     if (lateTurn && policy.slice === 'lateScratchings') {
       const overdue = lateOverdue(c, now, settings);
@@ -187,6 +199,7 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   if (best?.urgent) return race(best.c, true);
   if (dividends) return race(dividends, false, true);
   if (early) return race(early.c, false);
+  if (far) return race(far.c, false);
   if (late) return race(late.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
@@ -208,25 +221,26 @@ const neededSooner = (a: Candidate, b: Candidate) =>
   (a.race.discoveredAt === b.race.discoveredAt && a.race.startTime < b.race.startTime);
 
 /**
- * Order within the early-scratching slice: a race 1-3 h out past its maximum age, the most overdue first;
- * then a race never fetched, those in the band first (its first fetch is the baseline its scratchings are
- * seen against); then the
- * longest unvisited. Larger goes first. A race's age in the band counts from its last fetch or from when it
- * entered the band (3 h before its start), whichever is later: ranked by age alone, a race never fetched
- * counted as listed-ago (an hour and more) and every one entering the band went before a race fetched 19
- * minutes ago, which then waited 26-30 minutes (seeds 7 and 8 of the freshness bench, issue 26).
+ * Whether and how urgently a race 1-3 h out is due on an early-scratching turn (negative: not due). Past its
+ * maximum age, the most overdue first; then a race never fetched (its first fetch is the baseline its
+ * scratchings are seen against; taken on a turn nothing is overdue for, it spreads the band's next round:
+ * left to its deadline, races entering together fell due with the round, 20.1 minutes). A race's age in the
+ * band counts from its last fetch or from when it entered the band (3 h before its start), whichever is later:
+ * ranked by age alone, a race never fetched counted as listed-ago (an hour and more) and every one entering
+ * the band went before a race fetched 19 minutes ago, which then waited 26-30 minutes (seeds 7 and 8 of the
+ * freshness bench, issue 26). A race fetched within its maximum age is not due: the turn goes to the score.
  */
-function earlyRank(c: Candidate, now: number, settings: FreshnessSettings): number {
-  const age = now - c.last;
-  const never = c.race.lastFetchAt === undefined;
+function bandRank(c: Candidate, now: number, settings: FreshnessSettings): number {
   const enteredBand = c.race.startTime - THREE_HOURS_MS;
   const overdue =
     now - Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand) - settings.earlyScratchingMaxAgeMs;
-  if (now >= enteredBand && overdue >= 0) return 2e13 + overdue;
-  // Never fetched and already in the band: its first fetch now, on a turn nothing is overdue for, spreads the
-  // band's next round; left to its deadline, races entering together fell due with the round (20.1 minutes).
-  return (never ? (now >= enteredBand ? 1.5e13 : 1e13) : 0) + age;
+  if (overdue >= 0) return 2e13 + overdue;
+  return c.race.lastFetchAt === undefined ? 1e13 + (now - c.last) : -1;
 }
+
+/** Order among the races more than 3 h out on a far turn: never fetched first, then the longest unvisited. */
+const farRank = (c: Candidate, now: number): number =>
+  (c.race.lastFetchAt === undefined ? 1e13 : 0) + (now - c.last);
 
 /**
  * How far past its late-scratching deadline a race within the hour is (ms; negative: not yet). A race never
