@@ -247,19 +247,30 @@ describe('pickNext: value per request', () => {
     const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
     const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 18 * MIN });
     const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 3 * 60 * MIN });
+    // Another race 1-3 h out fetched a second ago: the band's paced turn is 9 minutes away.
+    const other = fetched(
+      { ...b, raceId: 'other' },
+      { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
+    );
     const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
-    expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
-    expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
+    expect(pick([near, band, far, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    expect(pick([near, band, far, other], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({
+      raceId: a.raceId,
+    });
     // Within the band's maximum age nothing is due there: the turn goes to the race at its jump, not to the
     // race further out that waited longest (that one has turns of its own, FAR_SCRATCHING_SHARE).
     const fresh = { ...band, lastFetchAt: from - 18 * MIN + 1 };
-    expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
+    expect(pick([near, fresh, far, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
   });
 
   it('gives the races more than 3 h out one race pick in 100, never fetched first, and no early-scratching turn (issue 26)', () => {
     const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
     const visited = fetched(b, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * 60 * MIN });
-    const never = fetched(c, { startTime: from + 30 * 60 * MIN, lastFetchAt: undefined, lastGoodAt: undefined });
+    const never = fetched(c, {
+      startTime: from + 30 * 60 * MIN,
+      lastFetchAt: undefined,
+      lastGoodAt: undefined,
+    });
     const picks = Array.from({ length: 1000 }, (_, n) => n + 1);
     const farTurns = picks.filter((n) => {
       const p = pick([near, visited], from, DEFAULT_SETTINGS, n);
@@ -357,11 +368,44 @@ describe('pickNext: value per request', () => {
   it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {
     const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
     const late = fetched(b, { startTime: from + 40 * MIN, lastFetchAt: from - 224_999 });
+    // Another race within the hour fetched a second ago: the slice's paced turn is 112.5 s away.
+    const other = fetched(c, { startTime: from + 30 * MIN, lastFetchAt: from - 1_000 });
     const turn = 3; // isShareTurn(3, 1/4): one race pick in four may go to a late-scratching deadline
-    expect(pick([near, late], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
+    expect(pick([near, late, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
     const due = { ...late, lastFetchAt: from - 225_000 };
-    expect(pick([near, due], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
-    expect(pick([near, due], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
+    expect(pick([near, due, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    expect(pick([near, due, other], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
+  });
+
+  it('fetches the races within the hour at an even pace, one of N every 225 s / (N + 1), whatever the share turns (issue 26)', () => {
+    // Twelve races 10-60 minutes out, last fetched in a clump; ten races at their jump take every other slot.
+    const near = Array.from({ length: 10 }, (_, i) =>
+      fetched({ ...a, raceId: `near-${i}` }, { startTime: from + 9 * MIN }),
+    );
+    const late = Array.from({ length: 12 }, (_, i) =>
+      fetched(
+        { ...b, raceId: `late-${i}` },
+        { startTime: from + (30 + 2 * i) * MIN, lastFetchAt: from - i * 500 },
+      ),
+    );
+    const races = new Map([...near, ...late].map((r) => [r.raceId, r]));
+    const lateFetches: { raceId: string; at: number }[] = [];
+    for (let t = from, n = 0; t < from + 8 * MIN; t += 600, n++) {
+      const p = pick([...races.values()], t, DEFAULT_SETTINGS, n);
+      if (p.kind !== 'race') continue;
+      races.set(p.raceId, { ...races.get(p.raceId)!, lastFetchAt: t });
+      if (p.raceId.startsWith('late')) lateFetches.push({ raceId: p.raceId, at: t });
+    }
+    const gaps = lateFetches.slice(1).map((f, i) => f.at - lateFetches[i]!.at);
+    // 225 s / 13 = 17.3 s between two of them (to the 600 ms slot), never two at once as the clump fell due.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(225_000 / 13);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(225_000 / 13 + 600);
+    // Each race within 225 s: the oldest first.
+    for (const r of late) {
+      const at = lateFetches.filter((f) => f.raceId === r.raceId).map((f) => f.at);
+      const intervals = at.slice(1).map((x, i) => x - at[i]!);
+      expect(Math.max(...intervals)).toBeLessThanOrEqual(225_000);
+    }
   });
 
   it('gives a race entering the hour never fetched its first fetch at once, whatever the early share (issue 26)', () => {

@@ -15,13 +15,15 @@
  * rules of their own (issue 26: spread by one global rule, 22 % of the budget went to ~1,400 races hours
  * out and near-jump odds were level with a naive scraper). In order: discovery first when it is due; then
  * a race discovery marked dirty (urgent: how a status change after the jump is fetched); then, on an
- * early-scratching turn (`earlyScratchingShare` of the race picks), a race 1-3 h out that is due (past
- * `earlyScratchingMaxAgeMs`, the most overdue first, or never fetched); then, on a far turn
- * (FAR_SCRATCHING_SHARE), the race more than 3 h out that waits longest (never fetched first); then, on a
- * late-scratching turn (LATE_TURN_SHARE), the Open race within the hour longest past
- * `lateScratchingMaxAgeMs` (late scratchings; never fetched: due at once); then a subscribed race not
- * fetched for SUBSCRIBED_MAX_INTERVAL_MS (someone is watching it); then the score. A scratching turn with
- * nothing due goes to the score: the races at their jump get what the scratching slices do not need.
+ * early-scratching turn, a race 1-3 h out (past `earlyScratchingMaxAgeMs`, the most overdue first, or never
+ * fetched; on a paced turn the one nearest that); then, on a far turn (FAR_SCRATCHING_SHARE), the race more
+ * than 3 h out that waits longest (never fetched first); then, on a late-scratching turn, the Open race within
+ * the hour longest past `lateScratchingMaxAgeMs` (late scratchings; never fetched: due at once; on a paced
+ * turn the one nearest that); then a subscribed race not fetched for SUBSCRIBED_MAX_INTERVAL_MS (someone is
+ * watching it); then the score. The two deadline slices take their turns at an even pace (`paced`: one of N
+ * races every maxAge / (N + 1)), and a share of the race picks (`earlyScratchingShare`, LATE_TURN_SHARE) when a race
+ * is past its deadline (a clump of them after a start); a share turn with nothing past due goes to the
+ * score: the races at their jump get what the scratching slices do not need.
  *
  * A subscribed race with no document yet (never fetched by this poller: after a start, a takeover or a
  * wiped store, that is every race) is overdue like any other and ranked by its score, so the races at the
@@ -46,6 +48,7 @@ import {
   type PollPolicy,
   pollPolicy,
   SUBSCRIBED_MAX_INTERVAL_MS,
+  sliceOf,
 } from './poll-policy.js';
 
 export type Pick =
@@ -141,8 +144,16 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   let late: { c: Candidate; rank: number } | undefined;
   let dividends: Candidate | undefined;
   let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
+  const latePace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
+  const bandPace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   for (const race of input.races) {
-    if (input.inFlight.has(race.raceId)) continue;
+    const inFlight = input.inFlight.has(race.raceId);
+    const pace = paceOf(race, now, latePace, bandPace);
+    if (pace) {
+      pace.races++;
+      pace.lastAt = Math.max(pace.lastAt, inFlight ? now : (race.lastFetchAt ?? Number.NEGATIVE_INFINITY));
+    }
+    if (inFlight) continue;
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
     const policy = pollPolicy(race, now, subscribers);
     if (!policy) continue;
@@ -174,12 +185,12 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
     if (policy.slice === 'earlyScratchings') {
       const inBand = race.startTime - now <= THREE_HOURS_MS;
       const rank = inBand ? bandRank(c, now, settings) : farRank(c, now);
-      if (earlyTurn && inBand && rank >= 0 && (!early || rank > early.rank)) early = { c, rank };
+      if (inBand && (!early || rank > early.rank)) early = { c, rank };
       if (farTurn && !inBand && (!far || rank > far.rank)) far = { c, rank };
     }
-    if (lateTurn && policy.slice === 'lateScratchings') {
+    if (policy.slice === 'lateScratchings') {
       const overdue = lateOverdue(c, now, settings);
-      if (overdue >= 0 && (!late || overdue > late.rank)) late = { c, rank: overdue };
+      if (!late || overdue > late.rank) late = { c, rank: overdue };
     }
     const score = urgent ? Number.POSITIVE_INFINITY : scoreOf(c, now, subscribers);
     // Ties (several dirty races, say) go to the race that jumps first.
@@ -198,9 +209,14 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   if (refill) return race(refill, true);
   if (best?.urgent) return race(best.c, true);
   if (dividends) return race(dividends, false, true);
-  if (early) return race(early.c, false);
+  // A slice's most overdue race goes on the slice's share turn when past its deadline, or on its paced turn;
+  // a paced turn waits for a subscribed race overdue as watched (its pace runs from the slice's last fetch).
+  const watchedDue = best !== undefined && best.score >= OVERDUE_SCORE;
+  const takes = (pick: { rank: number } | undefined, turn: boolean, pace: Pace, maxAgeMs: number) =>
+    pick !== undefined && ((turn && pick.rank >= 0) || (!watchedDue && paced(pace, now, maxAgeMs)));
+  if (takes(early, earlyTurn, bandPace, settings.earlyScratchingMaxAgeMs)) return race(early!.c, false);
   if (far) return race(far.c, false);
-  if (late) return race(late.c, false);
+  if (takes(late, lateTurn, latePace, settings.lateScratchingMaxAgeMs)) return race(late!.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
 }
@@ -220,6 +236,31 @@ const neededSooner = (a: Candidate, b: Candidate) =>
   a.race.discoveredAt < b.race.discoveredAt ||
   (a.race.discoveredAt === b.race.discoveredAt && a.race.startTime < b.race.startTime);
 
+/** The races of a paced slice (within the hour; 1-3 h out) and when the last of them was fetched. */
+interface Pace {
+  races: number;
+  lastAt: number;
+}
+
+/** The pace a race counts toward (in flight or not, due or not), or none. */
+function paceOf(race: RaceWatch, now: number, late: Pace, band: Pace): Pace | undefined {
+  const slice = sliceOf(race, now);
+  if (slice === 'lateScratchings') return late;
+  return slice === 'earlyScratchings' && race.startTime - now <= THREE_HOURS_MS ? band : undefined;
+}
+
+/**
+ * Whether a paced slice's turn has come: one of its N races every maxAge / (N + 1), timed from the last of them
+ * fetched, so each is fetched a little within maxAge at an even pace (a turn's slot comes up to a request
+ * late: at maxAge / N the round slipped past the deadline and the share turns fetched races twice). Taken only when due at their deadlines
+ * (share turns), those races fell due in clumps (listed together; entering the hour together) and each clump
+ * held back the races at their jump for seconds: near-jump intervals varied by a quarter (coefficient of
+ * variation 0.22-0.28 within a minute of the start; seed 7 of the freshness bench), and every move waits out
+ * the interval it falls in, so the longest intervals made the 95th percentile (issue 26).
+ */
+const paced = (pace: Pace, now: number, maxAgeMs: number) =>
+  pace.races > 0 && now - pace.lastAt >= maxAgeMs / (pace.races + 1);
+
 /**
  * Whether and how urgently a race 1-3 h out is due on an early-scratching turn (negative: not due). Past its
  * maximum age, the most overdue first; then a race never fetched (its first fetch is the baseline its
@@ -228,14 +269,15 @@ const neededSooner = (a: Candidate, b: Candidate) =>
  * band counts from its last fetch or from when it entered the band (3 h before its start), whichever is later:
  * ranked by age alone, a race never fetched counted as listed-ago (an hour and more) and every one entering
  * the band went before a race fetched 19 minutes ago, which then waited 26-30 minutes (seeds 7 and 8 of the
- * freshness bench, issue 26). A race fetched within its maximum age is not due: the turn goes to the score.
+ * freshness bench, issue 26). A race fetched within its maximum age is not due (negative: how long until it
+ * is): a share turn goes to the score, a paced turn takes the race nearest its deadline.
  */
 function bandRank(c: Candidate, now: number, settings: FreshnessSettings): number {
   const enteredBand = c.race.startTime - THREE_HOURS_MS;
   const overdue =
     now - Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand) - settings.earlyScratchingMaxAgeMs;
   if (overdue >= 0) return 2e13 + overdue;
-  return c.race.lastFetchAt === undefined ? 1e13 + (now - c.last) : -1;
+  return c.race.lastFetchAt === undefined ? 1e13 + (now - c.last) : overdue;
 }
 
 /** Order among the races more than 3 h out on a far turn: never fetched first, then the longest unvisited. */
