@@ -9,7 +9,15 @@
 import { DEFAULT_SETTINGS } from '../src/watch/schedule/poll-policy.js';
 import { pickNext } from '../src/watch/schedule/scheduler.js';
 import { drive } from './support/freshness-drive.js';
-import { arg, BENCH_FROM, bucketOf, closesOf, type Fetched, pct, phaseOf } from './support/freshness-metrics.js';
+import {
+  arg,
+  BENCH_FROM,
+  bucketOf,
+  closesOf,
+  type Fetched,
+  pct,
+  phaseOf,
+} from './support/freshness-metrics.js';
 
 const SEED = Number(arg('seed', '7'));
 const HOURS = Number(arg('hours', '1'));
@@ -52,7 +60,8 @@ interface Move {
 }
 const moves: Move[] = [];
 for (const c of journal) {
-  if (c.at < FROM + 20 * MINUTE || c.at > TO - 5 * MINUTE || bucketOf(c, closes) !== 'odds (last 10 min)') continue;
+  if (c.at < FROM + 20 * MINUTE || c.at > TO - 5 * MINUTE || bucketOf(c, closes) !== 'odds (last 10 min)')
+    continue;
   const fs = byRace.get(c.raceId) ?? [];
   const i = fs.findIndex((t) => t >= c.at);
   const next = i >= 0 ? fs[i]! : Number.POSITIVE_INFINITY;
@@ -90,7 +99,8 @@ for (const m of [...moves].sort((a, b) => b.lat - a.lat).slice(0, 40))
   console.log(`${s(m.lat)}\t${s(m.toStart)}\t${s(m.toJump)}\t${s(m.gap)}\t${s(m.sinceFetch)}\t${m.raceId}`);
 const total = Object.values(phases).reduce((a, b) => a + b, 0);
 console.log(`\nrequests (measured window, ${total}):`);
-for (const [k, v] of Object.entries(phases).sort()) console.log(`${k}\t${v}\t${((100 * v) / total).toFixed(1)} %`);
+for (const [k, v] of Object.entries(phases).sort())
+  console.log(`${k}\t${v}\t${((100 * v) / total).toFixed(1)} %`);
 // Per bucket of minutes to the advertised start: race-seconds Open there (to the real jump), fetches, moves.
 const raceSec = new Map<number, number>();
 const fetchN = new Map<number, number>();
@@ -109,8 +119,11 @@ for (const f of fetched)
     const b = Math.floor(f.toStart / MINUTE);
     fetchN.set(b, (fetchN.get(b) ?? 0) + 1);
   }
-for (const m of moves) moveN.set(Math.floor(m.toStart / MINUTE), (moveN.get(Math.floor(m.toStart / MINUTE)) ?? 0) + 1);
-console.log('\nby minutes to advertised start: bucket race-min fetches fetches/race-min moves moves/race-min');
+for (const m of moves)
+  moveN.set(Math.floor(m.toStart / MINUTE), (moveN.get(Math.floor(m.toStart / MINUTE)) ?? 0) + 1);
+console.log(
+  '\nby minutes to advertised start: bucket race-min fetches fetches/race-min moves moves/race-min',
+);
 for (const b of [...raceSec.keys()].sort((a, c) => a - c)) {
   const rm = (raceSec.get(b) ?? 0) / 60;
   const f = fetchN.get(b) ?? 0;
@@ -123,17 +136,29 @@ for (const f of fetched) {
   if (f.at < lo || f.at > hi) continue;
   const k = Math.floor((f.at - lo) / 30_000);
   const row = series.get(k) ?? {};
-  const p = !f.open ? 'post' : f.toStart <= 10 * MINUTE ? 'near' : f.toStart <= 60 * MINUTE ? 'late' : f.toStart <= 180 * MINUTE ? 'band' : 'far';
+  const p = !f.open
+    ? 'post'
+    : f.toStart <= 10 * MINUTE
+      ? 'near'
+      : f.toStart <= 60 * MINUTE
+        ? 'late'
+        : f.toStart <= 180 * MINUTE
+          ? 'band'
+          : 'far';
   row[p] = (row[p] ?? 0) + 1;
   series.set(k, row);
 }
 console.log('\nper 30 s: near late band far post');
 for (const [k, row] of [...series].sort((a, b) => a[0] - b[0]))
-  console.log(`${k}\t${row.near ?? 0}\t${row.late ?? 0}\t${row.band ?? 0}\t${row.far ?? 0}\t${row.post ?? 0}`);
+  console.log(
+    `${k}\t${row.near ?? 0}\t${row.late ?? 0}\t${row.band ?? 0}\t${row.far ?? 0}\t${row.post ?? 0}`,
+  );
 const dump = arg('dump', '');
 if (dump) {
   const { writeFileSync } = await import('node:fs');
-  const starts = Object.fromEntries([...closes.keys()].map((id) => [id, world.summaryAt(id, closes.get(id)!).startTime]));
+  const starts = Object.fromEntries(
+    [...closes.keys()].map((id) => [id, world.summaryAt(id, closes.get(id)!).startTime]),
+  );
   writeFileSync(
     dump,
     JSON.stringify({

@@ -128,31 +128,20 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   const turn = input.racePicks ?? 0;
   const refillTurn = input.racePicks !== undefined && isRefillTurn(turn);
   const earlyTurn = isShareTurn(turn, settings.earlyScratchingShare);
-  // A far turn that falls on an early-scratching turn moves to the next pick, so each slice keeps its share.
-  const farTurn =
-    (isShareTurn(turn, FAR_SCRATCHING_SHARE) && !earlyTurn) ||
-    (turn > 0 &&
-      isShareTurn(turn - 1, FAR_SCRATCHING_SHARE) &&
-      isShareTurn(turn - 1, settings.earlyScratchingShare));
+  const farTurn = isFarTurn(turn, settings.earlyScratchingShare);
   const lateTurn = isShareTurn(turn, LATE_TURN_SHARE);
 
   let best: { c: Candidate; score: number; urgent: boolean } | undefined;
   let first: Candidate | undefined;
   let refill: Candidate | undefined;
-  let early: { c: Candidate; rank: number } | undefined;
-  let far: { c: Candidate; rank: number } | undefined;
-  let late: { c: Candidate; rank: number } | undefined;
+  const scratch: ScratchPicks = {};
   let dividends: Candidate | undefined;
   let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
   const latePace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   const bandPace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   for (const race of input.races) {
     const inFlight = input.inFlight.has(race.raceId);
-    const pace = paceOf(race, now, latePace, bandPace);
-    if (pace) {
-      pace.races++;
-      pace.lastAt = Math.max(pace.lastAt, inFlight ? now : (race.lastFetchAt ?? Number.NEGATIVE_INFINITY));
-    }
+    countPace(race, now, inFlight, latePace, bandPace);
     if (inFlight) continue;
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
     const policy = pollPolicy(race, now, subscribers);
@@ -182,16 +171,7 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       (!dividends || c.last < dividends.last)
     )
       dividends = c;
-    if (policy.slice === 'earlyScratchings') {
-      const inBand = race.startTime - now <= THREE_HOURS_MS;
-      const rank = inBand ? bandRank(c, now, settings) : farRank(c, now);
-      if (inBand && (!early || rank > early.rank)) early = { c, rank };
-      if (farTurn && !inBand && (!far || rank > far.rank)) far = { c, rank };
-    }
-    if (policy.slice === 'lateScratchings') {
-      const overdue = lateOverdue(c, now, settings);
-      if (!late || overdue > late.rank) late = { c, rank: overdue };
-    }
+    considerScratching(scratch, c, now, settings, farTurn);
     const score = urgent ? Number.POSITIVE_INFINITY : scoreOf(c, now, subscribers);
     // Ties (several dirty races, say) go to the race that jumps first.
     if (!best || score > best.score || (score === best.score && race.startTime < best.c.race.startTime)) {
@@ -212,11 +192,12 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   // A slice's most overdue race goes on the slice's share turn when past its deadline, or on its paced turn;
   // a paced turn waits for a subscribed race overdue as watched (its pace runs from the slice's last fetch).
   const watchedDue = best !== undefined && best.score >= OVERDUE_SCORE;
-  const takes = (pick: { rank: number } | undefined, turn: boolean, pace: Pace, maxAgeMs: number) =>
+  const takes = (pick: Ranked | undefined, turn: boolean, pace: Pace, maxAgeMs: number): pick is Ranked =>
     pick !== undefined && ((turn && pick.rank >= 0) || (!watchedDue && paced(pace, now, maxAgeMs)));
-  if (takes(early, earlyTurn, bandPace, settings.earlyScratchingMaxAgeMs)) return race(early!.c, false);
+  const { early, far, late } = scratch;
+  if (takes(early, earlyTurn, bandPace, settings.earlyScratchingMaxAgeMs)) return race(early.c, false);
   if (far) return race(far.c, false);
-  if (takes(late, lateTurn, latePace, settings.lateScratchingMaxAgeMs)) return race(late!.c, false);
+  if (takes(late, lateTurn, latePace, settings.lateScratchingMaxAgeMs)) return race(late.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
 }
@@ -236,17 +217,60 @@ const neededSooner = (a: Candidate, b: Candidate) =>
   a.race.discoveredAt < b.race.discoveredAt ||
   (a.race.discoveredAt === b.race.discoveredAt && a.race.startTime < b.race.startTime);
 
+/** A far turn that falls on an early-scratching turn moves to the next pick, so each slice keeps its share. */
+export const isFarTurn = (turn: number, earlyShare: number): boolean =>
+  (isShareTurn(turn, FAR_SCRATCHING_SHARE) && !isShareTurn(turn, earlyShare)) ||
+  (turn > 0 && isShareTurn(turn - 1, FAR_SCRATCHING_SHARE) && isShareTurn(turn - 1, earlyShare));
+
+interface Ranked {
+  c: Candidate;
+  rank: number;
+}
+
+/** Each scratching slice's candidate: the race it would take on its turn (larger rank first). */
+interface ScratchPicks {
+  early?: Ranked;
+  far?: Ranked;
+  late?: Ranked;
+}
+
+function considerScratching(
+  picks: ScratchPicks,
+  c: Candidate,
+  now: number,
+  settings: FreshnessSettings,
+  farTurn: boolean,
+): void {
+  const better = (held: Ranked | undefined, rank: number) => !held || rank > held.rank;
+  if (c.policy.slice === 'lateScratchings') {
+    const rank = lateOverdue(c, now, settings);
+    if (better(picks.late, rank)) picks.late = { c, rank };
+  }
+  if (c.policy.slice !== 'earlyScratchings') return;
+  if (c.race.startTime - now <= THREE_HOURS_MS) {
+    const rank = bandRank(c, now, settings);
+    if (better(picks.early, rank)) picks.early = { c, rank };
+  } else if (farTurn && better(picks.far, farRank(c, now))) picks.far = { c, rank: farRank(c, now) };
+}
+
 /** The races of a paced slice (within the hour; 1-3 h out) and when the last of them was fetched. */
 interface Pace {
   races: number;
   lastAt: number;
 }
 
-/** The pace a race counts toward (in flight or not, due or not), or none. */
-function paceOf(race: RaceWatch, now: number, late: Pace, band: Pace): Pace | undefined {
+/** Counts a race (in flight or not, due or not) toward the pace of its slice, if paced. */
+function countPace(race: RaceWatch, now: number, inFlight: boolean, late: Pace, band: Pace): void {
   const slice = sliceOf(race, now);
-  if (slice === 'lateScratchings') return late;
-  return slice === 'earlyScratchings' && race.startTime - now <= THREE_HOURS_MS ? band : undefined;
+  const pace =
+    slice === 'lateScratchings'
+      ? late
+      : slice === 'earlyScratchings' && race.startTime - now <= THREE_HOURS_MS
+        ? band
+        : undefined;
+  if (!pace) return;
+  pace.races++;
+  pace.lastAt = Math.max(pace.lastAt, inFlight ? now : (race.lastFetchAt ?? Number.NEGATIVE_INFINITY));
 }
 
 /**
