@@ -62,12 +62,12 @@ export const SETTINGS = {
   SCHEDULER_EARLY_SCRATCHING_SHARE: [
     spec(z.coerce.number().min(0.01).max(0.5), 'a number from 0.01 to 0.5'),
     '0.08',
-    'Budget slice for early scratchings: the share of race fetches that goes to Open races more than an hour out (never 0: it gives each such race its first fetch)',
+    'Budget slice for early scratchings: at most this share of race fetches goes to Open races 1-3 h out past their maximum age or never fetched (a turn with none due goes to the races at their jump)',
   ],
   SCHEDULER_EARLY_SCRATCHING_MAX_AGE_MS: [
     int(60_000, 86_400_000),
-    '1140000',
-    'Within the early-scratching slice, a race 1-3 h out goes first once not fetched for this long',
+    '1080000',
+    'Each Open race 1-3 h out is fetched at least this often (early scratchings)',
   ],
   DATA_DIR: [text, './data', 'Where the SQLite database lives'],
   STORE: [

@@ -48,16 +48,17 @@ describe('the budget plan', () => {
     const of = (cls: string) => plan.intervalMs.get(`${cls}-0`)!;
     // Late scratchings: each race within the hour every 225 s.
     expect(of('warming')).toBe(225 * S);
-    // Early scratchings, 8 % of 60 a minute (4.8): the 30 races 1-3 h out every 19 minutes (30/19 a minute),
-    // the rest spread over the 100 races further out.
-    expect(of('later')).toBe(19 * MIN);
-    expect(of('far')).toBeCloseTo((100 / (4.8 - 30 / 19)) * MIN, 6);
-    // The rest, 60 - 10 x 60/225 - 4.8 a minute, evenly over the four races at their jump (equal weights).
-    const rest = 60 - (10 * 60) / 225 - 4.8;
+    // Early scratchings: the 30 races 1-3 h out every 18 minutes (30/18 a minute, within 8 % of 60), and 1 %
+    // of 60 a minute (0.6) over the 100 races further out.
+    expect(of('later')).toBe(18 * MIN);
+    expect(of('far')).toBeCloseTo((100 / 0.6) * MIN, 6);
+    // The rest, 60 - 10 x 60/225 - 30/18 - 0.6 a minute, evenly over the four races at their jump (equal weights).
+    const early = 30 / 18 + 0.6;
+    const rest = 60 - (10 * 60) / 225 - early;
     expect(of('near')).toBeCloseTo((4 * MIN) / rest, 6);
     expect(plan.slices.nearJump).toBeCloseTo(rest, 6);
     expect(plan.slices.lateScratchings).toBeCloseTo((10 * 60) / 225, 6);
-    expect(plan.slices.earlyScratchings).toBeCloseTo(4.8, 6);
+    expect(plan.slices.earlyScratchings).toBeCloseTo(early, 6);
     expect(plan.slices.postJump).toBe(0);
     expect(plan.nearJumpShare).toBeCloseTo(rest / 60, 6);
   });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { applyMeetings } from '../../src/watch/schedule/discovery.js';
-import { DEFAULT_SETTINGS, type FreshnessSettings } from '../../src/watch/schedule/poll-policy.js';
+import {
+  DEFAULT_SETTINGS,
+  FAR_SCRATCHING_SHARE,
+  type FreshnessSettings,
+} from '../../src/watch/schedule/poll-policy.js';
 import { isShareTurn, pickNext, usesTurn } from '../../src/watch/schedule/scheduler.js';
 import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 import { dividendsFinalAt, loadTimetable, modelStatus, runVirtualDay } from '../support/virtual-day.js';
@@ -239,22 +243,51 @@ describe('pickNext: value per request', () => {
     }
   });
 
-  it('on an early-scratching turn, fetches the race 1-3 h out that waited 19 minutes, not the race at its jump', () => {
+  it('on an early-scratching turn, fetches the race 1-3 h out that waited 18 minutes, not the race at its jump', () => {
     const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
-    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 19 * MIN });
+    const band = fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - 18 * MIN });
     const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 3 * 60 * MIN });
+    // Another race 1-3 h out fetched a second ago: the band's paced turn is 9 minutes away.
+    const other = fetched(
+      { ...b, raceId: 'other' },
+      { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
+    );
     const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
-    expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
-    expect(pick([near, band, far], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
-    // Within the band's maximum age, the race further out that waited longest goes instead.
-    const fresh = { ...band, lastFetchAt: from - 19 * MIN + 1 };
-    expect(pick([near, fresh, far], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
+    expect(pick([near, band, far, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    expect(pick([near, band, far, other], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({
+      raceId: a.raceId,
+    });
+    // Within the band's maximum age nothing is due there: the turn goes to the race at its jump, not to the
+    // race further out that waited longest (that one has turns of its own, FAR_SCRATCHING_SHARE).
+    const fresh = { ...band, lastFetchAt: from - 18 * MIN + 1 };
+    expect(pick([near, fresh, far, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
   });
 
-  it('on an early-scratching turn, fetches a race 1-3 h out 19 minutes after its last fetch before a race never fetched that just entered the band (issue 26)', () => {
+  it('gives the races more than 3 h out one race pick in 100, never fetched first, and no early-scratching turn (issue 26)', () => {
+    const near = fetched(a, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
+    const visited = fetched(b, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * 60 * MIN });
+    const never = fetched(c, {
+      startTime: from + 30 * 60 * MIN,
+      lastFetchAt: undefined,
+      lastGoodAt: undefined,
+    });
+    const picks = Array.from({ length: 1000 }, (_, n) => n + 1);
+    const farTurns = picks.filter((n) => {
+      const p = pick([near, visited], from, DEFAULT_SETTINGS, n);
+      return p.kind === 'race' && p.raceId === b.raceId;
+    });
+    expect(farTurns.length).toBe(1000 * FAR_SCRATCHING_SHARE);
+    // Never on an early-scratching turn: the race 1-3 h out due then keeps it.
+    expect(farTurns.some((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))).toBe(false);
+    expect(pick([near, visited, never], from, DEFAULT_SETTINGS, farTurns[0])).toMatchObject({
+      raceId: c.raceId,
+    });
+  });
+
+  it('on an early-scratching turn, fetches a race 1-3 h out 18 minutes after its last fetch before a race never fetched that just entered the band (issue 26)', () => {
     const turn = [...Array(20).keys()].find((n) => isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare))!;
-    const band = fetched(b, { startTime: from + 71 * MIN, lastFetchAt: from - 19 * MIN });
-    // Listed an hour ago, never fetched, 3 h from its start since a minute: its 19 minutes in the band run on.
+    const band = fetched(b, { startTime: from + 71 * MIN, lastFetchAt: from - 18 * MIN });
+    // Listed an hour ago, never fetched, 3 h from its start since a minute: its 18 minutes in the band run on.
     const entering = fetched(c, {
       discoveredAt: from - 60 * MIN,
       startTime: from + 179 * MIN,
@@ -262,7 +295,7 @@ describe('pickNext: value per request', () => {
       lastGoodAt: undefined,
     });
     expect(pick([band, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
-    // With nothing overdue, a race never fetched in the band goes before one never fetched further out.
+    // With nothing overdue, a race never fetched in the band is due: its first fetch is the baseline.
     const fresh = { ...band, lastFetchAt: from - 10 * MIN };
     const farNever = {
       ...entering,
@@ -273,8 +306,8 @@ describe('pickNext: value per request', () => {
     expect(pick([fresh, farNever, entering], from, DEFAULT_SETTINGS, turn)).toMatchObject({
       raceId: c.raceId,
     });
-    // Once in the band 19 minutes and still never fetched, it is the more overdue.
-    const overdue = { ...entering, startTime: from + 160 * MIN };
+    // Once in the band 18 minutes and still never fetched, it is the more overdue.
+    const overdue = { ...entering, startTime: from + 161 * MIN };
     expect(pick([band, overdue], from + MIN, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: c.raceId });
   });
 
@@ -335,11 +368,44 @@ describe('pickNext: value per request', () => {
   it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {
     const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
     const late = fetched(b, { startTime: from + 40 * MIN, lastFetchAt: from - 224_999 });
+    // Another race within the hour fetched a second ago: the slice's paced turn is 112.5 s away.
+    const other = fetched(c, { startTime: from + 30 * MIN, lastFetchAt: from - 1_000 });
     const turn = 3; // isShareTurn(3, 1/4): one race pick in four may go to a late-scratching deadline
-    expect(pick([near, late], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
+    expect(pick([near, late, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
     const due = { ...late, lastFetchAt: from - 225_000 };
-    expect(pick([near, due], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
-    expect(pick([near, due], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
+    expect(pick([near, due, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: b.raceId });
+    expect(pick([near, due, other], from, DEFAULT_SETTINGS, turn + 1)).toMatchObject({ raceId: a.raceId });
+  });
+
+  it('fetches the races within the hour at an even pace, one of N every 225 s / (N + 1), whatever the share turns (issue 26)', () => {
+    // Twelve races 10-60 minutes out, last fetched in a clump; ten races at their jump take every other slot.
+    const near = Array.from({ length: 10 }, (_, i) =>
+      fetched({ ...a, raceId: `near-${i}` }, { startTime: from + 9 * MIN }),
+    );
+    const late = Array.from({ length: 12 }, (_, i) =>
+      fetched(
+        { ...b, raceId: `late-${i}` },
+        { startTime: from + (30 + 2 * i) * MIN, lastFetchAt: from - i * 500 },
+      ),
+    );
+    const races = new Map([...near, ...late].map((r) => [r.raceId, r]));
+    const lateFetches: { raceId: string; at: number }[] = [];
+    for (let t = from, n = 0; t < from + 8 * MIN; t += 600, n++) {
+      const p = pick([...races.values()], t, DEFAULT_SETTINGS, n);
+      if (p.kind !== 'race') continue;
+      races.set(p.raceId, { ...races.get(p.raceId)!, lastFetchAt: t });
+      if (p.raceId.startsWith('late')) lateFetches.push({ raceId: p.raceId, at: t });
+    }
+    const gaps = lateFetches.slice(1).map((f, i) => f.at - lateFetches[i]!.at);
+    // 225 s / 13 = 17.3 s between two of them (to the 600 ms slot), never two at once as the clump fell due.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(225_000 / 13);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(225_000 / 13 + 600);
+    // Each race within 225 s: the oldest first.
+    for (const r of late) {
+      const at = lateFetches.filter((f) => f.raceId === r.raceId).map((f) => f.at);
+      const intervals = at.slice(1).map((x, i) => x - at[i]!);
+      expect(Math.max(...intervals)).toBeLessThanOrEqual(225_000);
+    }
   });
 
   it('gives a race entering the hour never fetched its first fetch at once, whatever the early share (issue 26)', () => {

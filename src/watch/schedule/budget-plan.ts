@@ -7,9 +7,9 @@
  *
  * The rules (scheduler.ts), slice by slice:
  * - lateScratchings: each race every `lateScratchingMaxAgeMs` (or its minimum interval, if longer).
- * - earlyScratchings: `earlyScratchingShare` of the races' requests; races 1-3 h out every
- *   `earlyScratchingMaxAgeMs` if the share covers them (stretched evenly if not), the rest of the share
- *   spread evenly over the races further out.
+ * - earlyScratchings: races 1-3 h out every `earlyScratchingMaxAgeMs` if `earlyScratchingShare` of the
+ *   races' requests covers them (stretched evenly over that share if not); FAR_SCRATCHING_SHARE of them
+ *   spread evenly over the races further out. What the band does not take goes to the scored races.
  * - nearJump and postJump, scored: the due race with the largest weight x (time since its last fetch)^2 goes
  *   next. In steady state every race whose minimum interval does not hold it back is then fetched when that
  *   score reaches one common level L, so its interval is sqrt(L / weight); L is the level at which their
@@ -21,6 +21,7 @@
 import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
 import {
   DEFAULT_SETTINGS,
+  FAR_SCRATCHING_SHARE,
   type FreshnessSettings,
   pollPolicy,
   SLICES,
@@ -114,7 +115,7 @@ export function planBudget(input: BudgetPlanInput): BudgetPlan {
       intervalMs.set(d.raceId, watched(d, Math.max(d.minIntervalMs, settings.lateScratchingMaxAgeMs)));
     }
   }
-  planEarly(demands, budget * settings.earlyScratchingShare, settings, intervalMs, watched);
+  planEarly(demands, budget, settings, intervalMs, watched);
   const fixed = [...intervalMs.values()].reduce((sum, ms) => sum + 1 / ms, 0);
   const scored = demands.filter((d) => d.slice === 'nearJump' || d.slice === 'postJump');
   const left = Math.max(0, budget - fixed);
@@ -164,12 +165,13 @@ function summary(
 }
 
 /**
- * The early-scratching share (requests per ms): races 1-3 h out at their maximum age while it covers them
- * (evenly stretched if not), the rest evenly over the races further out; none below its minimum interval.
+ * The early-scratching slice (`budget`: the races' requests per ms): races 1-3 h out at their maximum age while
+ * the early share covers them (evenly stretched over it if not); the far share evenly over the races further
+ * out; none below its minimum interval.
  */
 function planEarly(
   demands: readonly Demand[],
-  share: number,
+  budget: number,
   settings: FreshnessSettings,
   intervalMs: Map<string, number>,
   watched: (d: Demand, ms: number) => number,
@@ -177,16 +179,17 @@ function planEarly(
   const early = demands.filter((d) => d.slice === 'earlyScratchings');
   const band = early.filter((d) => d.within3h);
   const far = early.filter((d) => !d.within3h);
+  const share = budget * settings.earlyScratchingShare;
   const bandMs = Math.max(settings.earlyScratchingMaxAgeMs, share > 0 ? band.length / share : Infinity);
-  let spent = 0;
-  for (const d of band) {
-    const ms = watched(d, Math.max(d.minIntervalMs, bandMs));
-    if (Number.isFinite(ms)) intervalMs.set(d.raceId, ms);
-    if (!d.subscribed && Number.isFinite(ms)) spent += 1 / ms;
-  }
-  const farMs = share - spent > 0 ? far.length / (share - spent) : Infinity;
-  for (const d of far) {
-    const ms = watched(d, Math.max(d.minIntervalMs, farMs));
-    if (Number.isFinite(ms)) intervalMs.set(d.raceId, ms);
+  const farShare = budget * FAR_SCRATCHING_SHARE;
+  const farMs = farShare > 0 ? far.length / farShare : Infinity;
+  for (const [races, ms] of [
+    [band, bandMs],
+    [far, farMs],
+  ] as const) {
+    for (const d of races) {
+      const interval = watched(d, Math.max(d.minIntervalMs, ms));
+      if (Number.isFinite(interval)) intervalMs.set(d.raceId, interval);
+    }
   }
 }

@@ -30,9 +30,10 @@ import { remainingJumpDelays } from './jump-delay.js';
  * The budget's slices (issue 26). Discovery has a fixed rate of its own (DISCOVERY_INTERVAL_MS); the races'
  * requests go to: `postJump` (Closed to Final: a fetch when discovery lists a new status, polling only for
  * what the listing cannot show, dividends), `lateScratchings` (Open, 10-60 min from the advertised start:
- * each at least every `lateScratchingMaxAgeMs`), `earlyScratchings` (Open, more than an hour out: a fixed
- * share of the race picks) and `nearJump` (Open, within 10 minutes of its advertised start or past it: the
- * rest, by the score).
+ * each at least every `lateScratchingMaxAgeMs`), `earlyScratchings` (Open, more than an hour out: 1-3 h out
+ * each at least every `earlyScratchingMaxAgeMs`, on a capped share of the race picks; further out a small
+ * fixed share) and `nearJump` (Open, within 10 minutes of its advertised start or past it: the rest, by the
+ * score).
  */
 export type Slice = 'postJump' | 'lateScratchings' | 'earlyScratchings' | 'nearJump';
 export const SLICES: readonly Slice[] = ['nearJump', 'postJump', 'lateScratchings', 'earlyScratchings'];
@@ -49,24 +50,34 @@ export interface PollPolicy {
 export interface FreshnessSettings {
   /** Each Open race within the hour of its start is fetched at least this often (late scratchings). */
   lateScratchingMaxAgeMs: number;
-  /** Share (0-1) of the race picks that goes to Open races more than an hour out (early scratchings). */
+  /** At most this share (0-1) of the race picks goes to Open races 1-3 h out (early scratchings). */
   earlyScratchingShare: number;
-  /** Within that share, a race 1-3 h out goes first once not fetched for this long. */
+  /** On those turns, a race 1-3 h out is fetched once not fetched for this long (or never fetched). */
   earlyScratchingMaxAgeMs: number;
 }
 
 /**
  * Defaults from the arithmetic of issue 26 at 100 requests a minute, busiest stretch of the simulated day:
  * ~40 races within the hour every 225 s (~11 a minute; a late scratching waits at most that and a turn,
- * within the 240 s goal); 8 % of ~80 race picks a minute (~6.4) visits the 75-90 races 1-3 h out every
- * 19 minutes (~4.5 a minute: within the 20-minute goal with the wait for a turn) and the rest of it the
- * ~1,100 races further out; the rest of the budget goes to the 9-10 races at their jump.
+ * within the 240 s goal); the ~75-105 races 1-3 h out every 18 minutes (~4-6 a minute, within the 20-minute
+ * goal with 2 minutes for a round that falls due together), on at most 8 % of ~80 race picks a minute (~6.4:
+ * a turn with no such race due goes to the races at their jump); the rest of the budget, less the far share
+ * (FAR_SCRATCHING_SHARE), to the 9-10 races at their jump.
  */
 export const DEFAULT_SETTINGS: FreshnessSettings = {
   lateScratchingMaxAgeMs: 225 * 1000,
   earlyScratchingShare: 0.08,
-  earlyScratchingMaxAgeMs: 19 * 60 * 1000,
+  earlyScratchingMaxAgeMs: 18 * 60 * 1000,
 };
+
+/**
+ * Share of the race picks that goes to the Open races more than 3 h out (~1,100-1,400 of them at the busiest
+ * stretch): each one's first document, then a visit about every 20 hours (~0.8 a minute). Their early
+ * scratchings are seen at the latest when they enter the 1-3 h band, which fetches a race never fetched there
+ * at once. At 0.02 (what the early share left over before, issue 26) they took ~2 requests a minute that the
+ * races at their jump needed more.
+ */
+export const FAR_SCRATCHING_SHARE = 0.01;
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -15,11 +15,15 @@
  * rules of their own (issue 26: spread by one global rule, 22 % of the budget went to ~1,400 races hours
  * out and near-jump odds were level with a naive scraper). In order: discovery first when it is due; then
  * a race discovery marked dirty (urgent: how a status change after the jump is fetched); then, on an
- * early-scratching turn (`earlyScratchingShare` of the race picks), the race more than an hour out that
- * waits longest (races 1-3 h out past `earlyScratchingMaxAgeMs` first, then never-fetched ones); then, on
- * a late-scratching turn (LATE_TURN_SHARE), the Open race within the hour longest past
- * `lateScratchingMaxAgeMs` (late scratchings; never fetched: due at once); then a subscribed race not
- * fetched for SUBSCRIBED_MAX_INTERVAL_MS (someone is watching it); then the score.
+ * early-scratching turn, a race 1-3 h out (past `earlyScratchingMaxAgeMs`, the most overdue first, or never
+ * fetched; on a paced turn the one nearest that); then, on a far turn (FAR_SCRATCHING_SHARE), the race more
+ * than 3 h out that waits longest (never fetched first); then, on a late-scratching turn, the Open race within
+ * the hour longest past `lateScratchingMaxAgeMs` (late scratchings; never fetched: due at once; on a paced
+ * turn the one nearest that); then a subscribed race not fetched for SUBSCRIBED_MAX_INTERVAL_MS (someone is
+ * watching it); then the score. The two deadline slices take their turns at an even pace (`paced`: one of N
+ * races every maxAge / (N + 1)), and a share of the race picks (`earlyScratchingShare`, LATE_TURN_SHARE) when a race
+ * is past its deadline (a clump of them after a start); a share turn with nothing past due goes to the
+ * score: the races at their jump get what the scratching slices do not need.
  *
  * A subscribed race with no document yet (never fetched by this poller: after a start, a takeover or a
  * wiped store, that is every race) is overdue like any other and ranked by its score, so the races at the
@@ -39,10 +43,12 @@ import {
   DEFAULT_SETTINGS,
   DIVIDENDS_EVERY_MS,
   dividendsDue,
+  FAR_SCRATCHING_SHARE,
   type FreshnessSettings,
   type PollPolicy,
   pollPolicy,
   SUBSCRIBED_MAX_INTERVAL_MS,
+  sliceOf,
 } from './poll-policy.js';
 
 export type Pick =
@@ -122,17 +128,21 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   const turn = input.racePicks ?? 0;
   const refillTurn = input.racePicks !== undefined && isRefillTurn(turn);
   const earlyTurn = isShareTurn(turn, settings.earlyScratchingShare);
+  const farTurn = isFarTurn(turn, settings.earlyScratchingShare);
   const lateTurn = isShareTurn(turn, LATE_TURN_SHARE);
 
   let best: { c: Candidate; score: number; urgent: boolean } | undefined;
   let first: Candidate | undefined;
   let refill: Candidate | undefined;
-  let early: { c: Candidate; rank: number } | undefined;
-  let late: { c: Candidate; rank: number } | undefined;
+  const scratch: ScratchPicks = {};
   let dividends: Candidate | undefined;
   let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
+  const latePace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
+  const bandPace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   for (const race of input.races) {
-    if (input.inFlight.has(race.raceId)) continue;
+    const inFlight = input.inFlight.has(race.raceId);
+    countPace(race, now, inFlight, latePace, bandPace);
+    if (inFlight) continue;
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
     const policy = pollPolicy(race, now, subscribers);
     if (!policy) continue;
@@ -161,14 +171,7 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       (!dividends || c.last < dividends.last)
     )
       dividends = c;
-    if (earlyTurn && policy.slice === 'earlyScratchings') {
-      const rank = earlyRank(c, now, settings);
-      if (!early || rank > early.rank) early = { c, rank };
-    }
-    if (lateTurn && policy.slice === 'lateScratchings') {
-      const overdue = lateOverdue(c, now, settings);
-      if (overdue >= 0 && (!late || overdue > late.rank)) late = { c, rank: overdue };
-    }
+    considerScratching(scratch, c, now, settings, farTurn);
     const score = urgent ? Number.POSITIVE_INFINITY : scoreOf(c, now, subscribers);
     // Ties (several dirty races, say) go to the race that jumps first.
     if (!best || score > best.score || (score === best.score && race.startTime < best.c.race.startTime)) {
@@ -186,8 +189,15 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   if (refill) return race(refill, true);
   if (best?.urgent) return race(best.c, true);
   if (dividends) return race(dividends, false, true);
-  if (early) return race(early.c, false);
-  if (late) return race(late.c, false);
+  // A slice's most overdue race goes on the slice's share turn when past its deadline, or on its paced turn;
+  // a paced turn waits for a subscribed race overdue as watched (its pace runs from the slice's last fetch).
+  const watchedDue = best !== undefined && best.score >= OVERDUE_SCORE;
+  const takes = (pick: Ranked | undefined, turn: boolean, pace: Pace, maxAgeMs: number): pick is Ranked =>
+    pick !== undefined && ((turn && pick.rank >= 0) || (!watchedDue && paced(pace, now, maxAgeMs)));
+  const { early, far, late } = scratch;
+  if (takes(early, earlyTurn, bandPace, settings.earlyScratchingMaxAgeMs)) return race(early.c, false);
+  if (far) return race(far.c, false);
+  if (takes(late, lateTurn, latePace, settings.lateScratchingMaxAgeMs)) return race(late.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
 }
@@ -207,26 +217,96 @@ const neededSooner = (a: Candidate, b: Candidate) =>
   a.race.discoveredAt < b.race.discoveredAt ||
   (a.race.discoveredAt === b.race.discoveredAt && a.race.startTime < b.race.startTime);
 
+/** A far turn that falls on an early-scratching turn moves to the next pick, so each slice keeps its share. */
+export const isFarTurn = (turn: number, earlyShare: number): boolean =>
+  (isShareTurn(turn, FAR_SCRATCHING_SHARE) && !isShareTurn(turn, earlyShare)) ||
+  (turn > 0 && isShareTurn(turn - 1, FAR_SCRATCHING_SHARE) && isShareTurn(turn - 1, earlyShare));
+
+interface Ranked {
+  c: Candidate;
+  rank: number;
+}
+
+/** Each scratching slice's candidate: the race it would take on its turn (larger rank first). */
+interface ScratchPicks {
+  early?: Ranked;
+  far?: Ranked;
+  late?: Ranked;
+}
+
+function considerScratching(
+  picks: ScratchPicks,
+  c: Candidate,
+  now: number,
+  settings: FreshnessSettings,
+  farTurn: boolean,
+): void {
+  const better = (held: Ranked | undefined, rank: number) => !held || rank > held.rank;
+  if (c.policy.slice === 'lateScratchings') {
+    const rank = lateOverdue(c, now, settings);
+    if (better(picks.late, rank)) picks.late = { c, rank };
+  }
+  if (c.policy.slice !== 'earlyScratchings') return;
+  if (c.race.startTime - now <= THREE_HOURS_MS) {
+    const rank = bandRank(c, now, settings);
+    if (better(picks.early, rank)) picks.early = { c, rank };
+  } else if (farTurn && better(picks.far, farRank(c, now))) picks.far = { c, rank: farRank(c, now) };
+}
+
+/** The races of a paced slice (within the hour; 1-3 h out) and when the last of them was fetched. */
+interface Pace {
+  races: number;
+  lastAt: number;
+}
+
+/** Counts a race (in flight or not, due or not) toward the pace of its slice, if paced. */
+function countPace(race: RaceWatch, now: number, inFlight: boolean, late: Pace, band: Pace): void {
+  const slice = sliceOf(race, now);
+  const pace =
+    slice === 'lateScratchings'
+      ? late
+      : slice === 'earlyScratchings' && race.startTime - now <= THREE_HOURS_MS
+        ? band
+        : undefined;
+  if (!pace) return;
+  pace.races++;
+  pace.lastAt = Math.max(pace.lastAt, inFlight ? now : (race.lastFetchAt ?? Number.NEGATIVE_INFINITY));
+}
+
 /**
- * Order within the early-scratching slice: a race 1-3 h out past its maximum age, the most overdue first;
- * then a race never fetched, those in the band first (its first fetch is the baseline its scratchings are
- * seen against); then the
- * longest unvisited. Larger goes first. A race's age in the band counts from its last fetch or from when it
- * entered the band (3 h before its start), whichever is later: ranked by age alone, a race never fetched
- * counted as listed-ago (an hour and more) and every one entering the band went before a race fetched 19
- * minutes ago, which then waited 26-30 minutes (seeds 7 and 8 of the freshness bench, issue 26).
+ * Whether a paced slice's turn has come: one of its N races every maxAge / (N + 1), timed from the last of them
+ * fetched, so each is fetched a little within maxAge at an even pace (a turn's slot comes up to a request
+ * late: at maxAge / N the round slipped past the deadline and the share turns fetched races twice). Taken only when due at their deadlines
+ * (share turns), those races fell due in clumps (listed together; entering the hour together) and each clump
+ * held back the races at their jump for seconds: near-jump intervals varied by a quarter (coefficient of
+ * variation 0.22-0.28 within a minute of the start; seed 7 of the freshness bench), and every move waits out
+ * the interval it falls in, so the longest intervals made the 95th percentile (issue 26).
  */
-function earlyRank(c: Candidate, now: number, settings: FreshnessSettings): number {
-  const age = now - c.last;
-  const never = c.race.lastFetchAt === undefined;
+const paced = (pace: Pace, now: number, maxAgeMs: number) =>
+  pace.races > 0 && now - pace.lastAt >= maxAgeMs / (pace.races + 1);
+
+/**
+ * Whether and how urgently a race 1-3 h out is due on an early-scratching turn (negative: not due). Past its
+ * maximum age, the most overdue first; then a race never fetched (its first fetch is the baseline its
+ * scratchings are seen against; taken on a turn nothing is overdue for, it spreads the band's next round:
+ * left to its deadline, races entering together fell due with the round, 20.1 minutes). A race's age in the
+ * band counts from its last fetch or from when it entered the band (3 h before its start), whichever is later:
+ * ranked by age alone, a race never fetched counted as listed-ago (an hour and more) and every one entering
+ * the band went before a race fetched 19 minutes ago, which then waited 26-30 minutes (seeds 7 and 8 of the
+ * freshness bench, issue 26). A race fetched within its maximum age is not due (negative: how long until it
+ * is): a share turn goes to the score, a paced turn takes the race nearest its deadline.
+ */
+function bandRank(c: Candidate, now: number, settings: FreshnessSettings): number {
   const enteredBand = c.race.startTime - THREE_HOURS_MS;
   const overdue =
     now - Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand) - settings.earlyScratchingMaxAgeMs;
-  if (now >= enteredBand && overdue >= 0) return 2e13 + overdue;
-  // Never fetched and already in the band: its first fetch now, on a turn nothing is overdue for, spreads the
-  // band's next round; left to its deadline, races entering together fell due with the round (20.1 minutes).
-  return (never ? (now >= enteredBand ? 1.5e13 : 1e13) : 0) + age;
+  if (overdue >= 0) return 2e13 + overdue;
+  return c.race.lastFetchAt === undefined ? 1e13 + (now - c.last) : overdue;
 }
+
+/** Order among the races more than 3 h out on a far turn: never fetched first, then the longest unvisited. */
+const farRank = (c: Candidate, now: number): number =>
+  (c.race.lastFetchAt === undefined ? 1e13 : 0) + (now - c.last);
 
 /**
  * How far past its late-scratching deadline a race within the hour is (ms; negative: not yet). A race never
