@@ -105,7 +105,8 @@ describe('race-labelled metric series over a simulated race day', () => {
         const race = poller.races().get(raceId);
         if (race?.finishedAt !== undefined) settledSeen.add(raceId);
       }
-      for (const raceId of settledSeen) expect(labels).not.toContain(raceId);
+      // One assertion over all of them: one `expect` per settled race per scrape (~50,000) was 4 s of CPU.
+      expect(labels.filter((raceId) => settledSeen.has(raceId))).toEqual([]);
       previous = new Set(labels);
     }
     limiter.close();

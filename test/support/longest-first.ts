@@ -17,16 +17,16 @@ export const LONGEST = [
   'test/cluster/nemesis.e2e.test.ts',
   'test/embedded/restart-continuity.test.ts',
   'test/cluster/failover.e2e.test.ts',
+  'test/http/race-series-day.test.ts',
+  'test/cluster/redis-outage.e2e.test.ts',
   'test/replay/replay-service.test.ts',
   'test/cluster/redis-away.e2e.test.ts',
-  'test/fuzz/fault-fuzz.test.ts',
-  'test/cluster/redis-outage.e2e.test.ts',
-  'test/simulator/event-options.test.ts',
   'test/e2e/board.test.ts',
   'test/simulator/places-paid.test.ts',
-  'test/sdk/package.e2e.test.ts',
-  'test/docs/doc-commands.e2e.test.ts',
   'test/cluster/redis-wipe.e2e.test.ts',
+  'test/delivery/webhooks/crash.test.ts',
+  'test/sdk/package.e2e.test.ts',
+  'test/bench/freshness-drive.test.ts',
 ];
 
 export default class LongestFirst extends BaseSequencer {

@@ -219,6 +219,25 @@ describe('pickNext: value per request', () => {
     expect(pick([hourOut, { ...interim, pending: true }])).toMatchObject({ raceId: a.raceId });
   });
 
+  it('skips a race once over only from the instant it was found over, and only that race value', () => {
+    // Final, confirmed, no Final dividends: over once SETTLE_TIMEOUT_MS (30 minutes) after it finished.
+    const final = fetched(a, {
+      startTime: from - 20 * MIN,
+      status: 'Final',
+      dividends: 'interim',
+      finishedAt: from - MIN,
+      discoveredAt: from - 60 * MIN,
+      lastFetchAt: from - 10 * MIN,
+      lastGoodAt: from - 10_000,
+    });
+    const later = from + 40 * MIN;
+    expect(pick([final], later)).toEqual({ kind: 'idle', until: later + 6000 });
+    // The same value asked about earlier (a caller on another clock) is not over then.
+    expect(pick([final], from)).toMatchObject({ kind: 'race', raceId: a.raceId });
+    // A new value of the race (a held claim after a protest) is looked at afresh.
+    expect(pick([{ ...final, pending: true }], later)).toMatchObject({ kind: 'race', raceId: a.raceId });
+  });
+
   it('prefers, at equal staleness, the race whose changes are worth more: near the jump over an hour out', () => {
     const near = fetched(a, { startTime: from + 3 * MIN });
     const hourOut = fetched(b, { startTime: from + 50 * MIN });

@@ -153,7 +153,10 @@ const WATCHED_MIN_WEIGHT = 1 / 120;
 /** After failures, a race waits longer (capped), so a broken race cannot eat the budget. */
 const FAILURE_BACKOFF_CAP_MS = 5 * MINUTE;
 
-/** Policy for one race at `now`, or null when it needs no more fetches. */
+/**
+ * Policy for one race at `now`, or null when it needs no more fetches. Null depends only on the race and
+ * stays null as `now` moves on (the scheduler remembers it: `overSince` in scheduler.ts).
+ */
 export function pollPolicy(race: RaceWatch, now: number, subscribers: number): PollPolicy | null {
   const rates = changeRates(race, now);
   if (!rates) return null;
@@ -201,7 +204,7 @@ export interface ChangeRates {
   result: number;
 }
 
-/** Expected changes per second by kind, or null when the race will change no more. */
+/** Expected changes per second by kind, or null when the race will change no more (for good: see pollPolicy). */
 export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
   const none = { odds: 0, oddsValue: 0, scratching: 0, result: 0 };
   if (FINISHED_STATUSES.has(race.status)) {

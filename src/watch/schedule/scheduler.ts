@@ -122,6 +122,16 @@ interface Candidate {
   last: number;
 }
 
+/**
+ * Races found with nothing more to poll (`pollPolicy` null: over, confirmed and settled), by the instant they
+ * were found so. A RaceWatch is never changed in place (the poller and discovery replace it), and for a given
+ * one the answer stays null as the clock moves on, so each pick skips them without working out their policy
+ * again: over a racing day most of the ~1,500 listed races are over, and at every pick (several a second) their
+ * policies were most of the scheduler's time (test/http/race-series-day.test.ts, profiled). A memo of a pure
+ * answer, keyed weakly: a replaced or dropped race leaves it.
+ */
+const overSince = new WeakMap<RaceWatch, number>();
+
 export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DEFAULT_SETTINGS): Pick {
   const { now } = input;
   if (!input.discoveryInFlight && now >= input.discoveryDueAt) return { kind: 'discovery' };
@@ -143,9 +153,13 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
     const inFlight = input.inFlight.has(race.raceId);
     countPace(race, now, inFlight, latePace, bandPace);
     if (inFlight) continue;
+    if ((overSince.get(race) ?? Number.POSITIVE_INFINITY) <= now) continue;
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
     const policy = pollPolicy(race, now, subscribers);
-    if (!policy) continue;
+    if (!policy) {
+      overSince.set(race, now);
+      continue;
+    }
     const c = { race, policy, last: race.lastFetchAt ?? race.discoveredAt - NEVER_FETCHED_AGE_MS };
     // Urgent: discovery saw a change the race's document does not show yet.
     const urgent = race.dirty && race.failures === 0;
