@@ -137,20 +137,27 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
     };
   };
 
-  // Hash, checkpoint and patches in one MULTI: an append between them could checkpoint and drop the patches.
+  // With the document: hash, checkpoint and patches in one MULTI (an append between them could checkpoint and
+  // drop the patches). Without (before every append): the hash alone, one command; the log's epoch is read only
+  // for a stream that has none yet.
   const readHead = async (stream: StreamId, withDocument: boolean) => {
-    const tx = redis.multi().hgetall(keys.head(stream)).get(keys.epoch);
-    if (withDocument) tx.get(keys.document(stream)).lrange(keys.patches(stream), 0, -1);
-    const results = await execAll(`head of ${stream}`, tx);
-    const hash = results[0] as Record<string, string>;
-    const epoch = hash.epoch ?? (await logEpoch(results[1] as string | null));
-    return toHead(
-      stream,
-      hash,
-      epoch,
-      (results[2] as string | null) ?? null,
-      results[3] as string[] | undefined,
-    );
+    let hash: Record<string, string>;
+    let doc: string | null = null;
+    let patches: string[] = [];
+    if (withDocument) {
+      const tx = redis
+        .multi()
+        .hgetall(keys.head(stream))
+        .get(keys.document(stream))
+        .lrange(keys.patches(stream), 0, -1);
+      const results = await execAll(`head of ${stream}`, tx);
+      [hash, doc, patches] = results as [Record<string, string>, string | null, string[]];
+    } else {
+      hash = await redisCall(`head of ${stream}`, () => redis.hgetall(keys.head(stream)));
+    }
+    const epoch =
+      hash.epoch ?? (await logEpoch(await redisCall('event log epoch', () => redis.get(keys.epoch))));
+    return toHead(stream, hash, epoch, doc, patches);
   };
 
   const parseEntries = (rows: XEntries): LogEntry[] =>
