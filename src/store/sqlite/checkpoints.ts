@@ -72,7 +72,12 @@ export function replaysExactly(ops: readonly Operation[], document: unknown): bo
  * Whether the head document must be checkpointed with a patch: the `patchesSince`-th patch since the last
  * checkpoint (this one counted) reaches `every`, or replaying `ops` would not give `document`'s bytes.
  */
-export function checkpointDue(patchesSince: number, every: number, ops: readonly Operation[], document: unknown) {
+export function checkpointDue(
+  patchesSince: number,
+  every: number,
+  ops: readonly Operation[],
+  document: unknown,
+) {
   return patchesSince >= every || !replaysExactly(ops, document);
 }
 
