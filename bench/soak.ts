@@ -357,6 +357,8 @@ if (KEEP_DATA_DIR) console.log(`DATA_DIR kept: ${dir}`);
 else rmSync(dir, { recursive: true, force: true });
 for (const [text, ok] of judgements) console.log(`${ok ? 'pass' : 'FAIL'}: ${text}`);
 const passed = judgements.filter(([, ok]) => ok).length;
-console.log(`${final.requests} upstream requests, CPU ${cpuS()} s, wall ${wallS()} s`);
+console.log(
+  `${final.requests} upstream requests, CPU ${cpuS()} s${redisFinal ? ` (and redis-server ${redisFinal.cpuS} s)` : ''}, wall ${wallS()} s`,
+);
 console.log(`${passed} passed, ${judgements.length - passed} failed`);
 process.exit(passed === judgements.length ? 0 : 1);

@@ -8,8 +8,11 @@ import { Redis } from 'ioredis';
 
 export interface SoakRedis {
   url: string;
-  /** Memory Redis holds (INFO memory `used_memory`), keys, and keys with a TTL (INFO keyspace `expires`). */
-  figures(): Promise<{ usedBytes: number; keys: number; expiring: number }>;
+  /**
+   * Memory Redis holds (INFO memory `used_memory`), keys, keys with a TTL (INFO keyspace `expires`), and the
+   * CPU seconds the server has used (INFO cpu, user + system): the Redis soak's cost beyond its own process.
+   */
+  figures(): Promise<{ usedBytes: number; keys: number; expiring: number; cpuS: number }>;
   stop(): Promise<void>;
 }
 
@@ -42,12 +45,19 @@ export async function startSoakRedis(port: number): Promise<SoakRedis> {
   return {
     url,
     async figures() {
-      const [memory, keyspace, keys] = await Promise.all([
+      const [memory, keyspace, keys, cpu] = await Promise.all([
         client.info('memory'),
         client.info('keyspace'),
         client.dbsize(),
+        client.info('cpu'),
       ]);
-      return { usedBytes: field(memory, 'used_memory'), keys, expiring: field(keyspace, 'expires') };
+      const seconds = (name: string) => Number(cpu.match(new RegExp(`${name}:([\\d.]+)`))?.[1] ?? 0);
+      return {
+        usedBytes: field(memory, 'used_memory'),
+        keys,
+        expiring: field(keyspace, 'expires'),
+        cpuS: Math.round((seconds('used_cpu_user') + seconds('used_cpu_sys')) * 10) / 10,
+      };
     },
     async stop() {
       client.disconnect();

@@ -1,7 +1,10 @@
 /**
  * The cluster sync of a Redis node: every `intervalMs` of wall time (heartbeats a peer reads), it publishes this
  * node's subscriber counts (and, while it leads, its freshness) and reads the others' (cluster-state.ts), and
- * every fifth sync, or on Redis's return, reads the shared race view again. Whether that sync reached Redis is
+ * every fifth sync while it follows, on Redis's return and when it stops leading, reads the shared race view
+ * again. A leader shows its own poller's races (`nodeRaceView`) and the bus keeps the shared view current, so
+ * its periodic re-read of every meeting document (about 20 head reads a request at the real budget, a quarter
+ * of the soak's redis-server CPU, and growing by a race day's meetings every day) bought nothing. Whether that sync reached Redis is
  * the node's `redisUp`. It is built after the poller and the hub, whose figures it publishes, and runs from
  * the node's start to its stop.
  */
@@ -44,6 +47,7 @@ export function createClusterSync(
   const stop = new AbortController();
   let loop: Promise<void> | undefined;
   let syncs = 0;
+  let led = false;
 
   const syncOnce = async () => {
     try {
@@ -54,7 +58,10 @@ export function createClusterSync(
       const back = !reach.up;
       if (back) logger.info({ node: deps.nodeId }, 'redis reachable');
       reach.up = true;
-      if (back || ++syncs % VIEW_REFRESH_EVERY === 0) await view.refresh();
+      const leading = deps.isLeader();
+      const stoppedLeading = led && !leading;
+      led = leading;
+      if (back || stoppedLeading || (++syncs % VIEW_REFRESH_EVERY === 0 && !leading)) await view.refresh();
     } catch (err) {
       if (reach.up)
         logger.warn({ err: (err as Error).message }, 'redis unreachable; serving what this node has');

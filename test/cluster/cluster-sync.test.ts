@@ -24,7 +24,7 @@ function fakeState(down: () => boolean) {
 }
 
 describe('the cluster sync', () => {
-  it('publishes every interval of wall time from start to stop, and refreshes the view on return and every fifth sync', async () => {
+  it('publishes every interval of wall time from start to stop, and refreshes the view on return, when leading stops and every fifth sync of a follower', async () => {
     let down = false;
     let leader = false;
     const { state, published, wall } = fakeState(() => down);
@@ -59,15 +59,22 @@ describe('the cluster sync', () => {
     ]);
     expect(published[0]!.subscribers).toEqual({ R1: 2 });
     expect(refreshes).toBe(1);
-    await wall.advance(1_000); // the fifth sync since Redis came back
+    await wall.advance(1_000); // the fifth sync since Redis came back: a leader shows its own poller's races
+    expect(refreshes).toBe(1);
+    leader = false;
+    await wall.advance(1_000); // it stopped leading: the view it shows now is read at once
     expect(refreshes).toBe(2);
+    await wall.advance(4_000);
+    expect(refreshes).toBe(2);
+    await wall.advance(1_000); // the fifth sync of a follower since it read the view
+    expect(refreshes).toBe(3);
 
     down = true;
     await wall.advance(1_000);
     expect(reach.up).toBe(false);
     down = false;
     await wall.advance(1_000);
-    expect([reach.up, refreshes]).toEqual([true, 3]);
+    expect([reach.up, refreshes]).toEqual([true, 4]);
 
     await sync.stop();
     const count = published.length;

@@ -234,7 +234,12 @@ if (!url) {
       const at = new Date('2026-11-26T00:00:00Z');
       expect(await log.expire({ settledBefore: at, forgetBefore: at })).toEqual({ settled: 0, forgotten: 1 });
       const expire = calls.at(-1)!;
-      expect(expire).toEqual([`${prefix}{r1}:head`, `${prefix}{r1}:doc`, `${prefix}{r1}:log`]);
+      expect(expire).toEqual([
+        `${prefix}{r1}:head`,
+        `${prefix}{r1}:doc`,
+        `${prefix}{r1}:log`,
+        `${prefix}{r1}:patches`,
+      ]);
       expect(new Set(expire.map(clusterSlot)).size).toBe(1);
     });
 
@@ -329,8 +334,10 @@ if (!url) {
         `${prefix}fence`,
         `${prefix}epoch`,
         `${prefix}feed`,
+        `${prefix}{r2}:patches`,
       ]);
-      expect(new Set(append.slice(0, 3).map(clusterSlot)).size).toBe(1);
+      const streamKeys = [...append.slice(0, 3), append[7]!];
+      expect(new Set(streamKeys.map(clusterSlot)).size).toBe(1);
       expect(new Set(append.map(clusterSlot)).size).toBeGreaterThan(1);
     });
   });

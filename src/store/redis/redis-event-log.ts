@@ -1,6 +1,9 @@
 /**
  * Event log in Redis, shared by every node: each stream's entries in a Redis Stream with IDs `<seq>-0`
- * (bounded by XTRIM MAXLEN), its head (epoch, seq, documentSeq) in a hash and its document in a string key.
+ * (bounded by XTRIM MAXLEN), its head (epoch, seq, documentSeq, patchesSince) in a hash, and its document as
+ * a checkpoint in a string key and the patches since it in a list: the ~200 KB document is written every
+ * `checkpointEvery` patches, not on every change, and the head is rebuilt from the checkpoint and the patches
+ * by the rule the SQLite log follows (`../sqlite/checkpoints.ts`).
  * Numbering and read rules come from `log-rules.ts`, like the other adapters, so positions mean the same on
  * every node. The Redis client is the caller's: close() does not quit it.
  *
@@ -8,12 +11,14 @@
  * webhook outbox reads from its cursor.
  */
 import { randomUUID } from 'node:crypto';
+import type { Operation } from 'fast-json-patch';
 import type { Redis } from 'ioredis';
 import type { EventEntry, LogEntry, StreamId } from '../../events/envelope.js';
 import { RedisStoreError, redisCall } from '../../redis/errors.js';
 import { EventLogError } from '../errors.js';
 import { assertCount, checkRead, stampChange } from '../log-rules.js';
 import type { EventFeed, EventLog, ReadResult, StreamHead } from '../ports.js';
+import { applyPatches, checkpointDue, DEFAULT_CHECKPOINT_EVERY } from '../sqlite/checkpoints.js';
 import { appendScript, expireScript } from './append-script.js';
 
 export interface RedisEventLogOptions {
@@ -39,6 +44,8 @@ export interface RedisEventLogOptions {
   onFenced?: () => void;
   /** How often an append renumbers after another node moved the head first. @default 16 */
   maxConflictRetries?: number;
+  /** Patches between checkpoints of a head document. @default DEFAULT_CHECKPOINT_EVERY (32) */
+  checkpointEvery?: number;
 }
 
 /** The keys of one prefix. The stream id sits in a hash tag so that one stream's keys share a slot. */
@@ -50,6 +57,7 @@ export function redisLogKeys(prefix: string) {
     feed: `${prefix}feed`,
     head: (s: StreamId) => `${prefix}{${s}}:head`,
     document: (s: StreamId) => `${prefix}{${s}}:doc`,
+    patches: (s: StreamId) => `${prefix}{${s}}:patches`,
     entries: (s: StreamId) => `${prefix}{${s}}:log`,
   };
 }
@@ -62,6 +70,13 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
   if (window !== undefined) assertCount('window', window);
   const keys = redisLogKeys(opts.prefix ?? 'racewire:');
   const maxRetries = opts.maxConflictRetries ?? 16;
+  const checkpointEvery = opts.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY;
+  if (!Number.isSafeInteger(checkpointEvery) || checkpointEvery < 1) {
+    throw new EventLogError(
+      'invalid_argument',
+      `checkpointEvery must be a positive integer, got ${checkpointEvery}`,
+    );
+  }
   let closed = false;
   /** One append per stream at a time on this node, so local appends do not race each other's scripts. */
   const tails = new Map<StreamId, Promise<unknown>>();
@@ -83,30 +98,66 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
     });
   };
 
-  const toHead = (stream: StreamId, hash: Record<string, string>, epoch: string, doc: string | null) => {
+  /** Runs a MULTI: the value of each command, or the first command's error. */
+  const execAll = (what: string, tx: ReturnType<Redis['multi']>) =>
+    redisCall(what, async () => {
+      const out = await tx.exec();
+      if (!out) throw new RedisStoreError('redis_unavailable', `${what}: transaction aborted`);
+      for (const [err] of out) if (err) throw err;
+      return out.map(([, value]) => value);
+    });
+
+  /** The head, with the document rebuilt from its checkpoint and the patches since when they are given. */
+  const toHead = (
+    stream: StreamId,
+    hash: Record<string, string>,
+    epoch: string,
+    doc: string | null,
+    patches: string[] = [],
+  ) => {
     const seq = Number(hash.seq ?? 0);
     const documentSeq = Number(hash.documentSeq ?? 0);
-    if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(documentSeq)) {
+    const patchesSince = Number(hash.patchesSince ?? 0);
+    if (
+      !Number.isSafeInteger(seq) ||
+      !Number.isSafeInteger(documentSeq) ||
+      !Number.isSafeInteger(patchesSince)
+    ) {
       throw new RedisStoreError('corrupt_state', `${keys.head(stream)} holds a non-integer seq`);
     }
-    return {
-      stream,
-      epoch,
-      seq,
-      documentSeq,
-      document: doc === null ? undefined : JSON.parse(doc),
-    } satisfies StreamHead;
+    const document =
+      doc === null
+        ? undefined
+        : applyPatches(
+            JSON.parse(doc),
+            patches.map((p) => JSON.parse(p) as Operation[]),
+          );
+    return { stream, epoch, seq, documentSeq, document, patchesSince } satisfies StreamHead & {
+      patchesSince: number;
+    };
   };
 
+  // With the document: hash, checkpoint and patches in one MULTI (an append between them could checkpoint and
+  // drop the patches). Without (before every append): the hash alone, one command; the log's epoch is read only
+  // for a stream that has none yet.
   const readHead = async (stream: StreamId, withDocument: boolean) => {
-    const [hash, stored, doc] = await redisCall(`head of ${stream}`, () =>
-      Promise.all([
-        redis.hgetall(keys.head(stream)),
-        redis.get(keys.epoch),
-        withDocument ? redis.get(keys.document(stream)) : Promise.resolve(null),
-      ]),
-    );
-    return toHead(stream, hash, hash.epoch ?? (await logEpoch(stored)), doc);
+    let hash: Record<string, string>;
+    let doc: string | null = null;
+    let patches: string[] = [];
+    if (withDocument) {
+      const tx = redis
+        .multi()
+        .hgetall(keys.head(stream))
+        .get(keys.document(stream))
+        .lrange(keys.patches(stream), 0, -1);
+      const results = await execAll(`head of ${stream}`, tx);
+      [hash, doc, patches] = results as [Record<string, string>, string | null, string[]];
+    } else {
+      hash = await redisCall(`head of ${stream}`, () => redis.hgetall(keys.head(stream)));
+    }
+    const epoch =
+      hash.epoch ?? (await logEpoch(await redisCall('event log epoch', () => redis.get(keys.epoch))));
+    return toHead(stream, hash, epoch, doc, patches);
   };
 
   const parseEntries = (rows: XEntries): LogEntry[] =>
@@ -140,17 +191,27 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         opts.fenceKey ?? keys.fence,
         keys.epoch,
         keys.feed,
+        keys.patches(stream),
       ];
+      // A snapshot is a checkpoint; a patch is pushed onto the patches since the last one unless one is due.
+      const patch = stamped.entries.find((e) => e.kind === 'patch');
+      const checkpoint =
+        patch === undefined ||
+        checkpointDue(head.patchesSince + 1, checkpointEvery, patch.ops, change.document);
+      let documentArg = '';
+      if (stamped.documentSeq !== undefined)
+        documentArg = JSON.stringify(checkpoint ? change.document : patch?.ops);
       const args = [
         head.seq,
         token,
         stamped.documentSeq ?? '',
-        stamped.documentSeq === undefined ? '' : JSON.stringify(change.document),
+        documentArg,
         window ?? '',
         stream,
         stamped.entries.map((e) => (e.kind === 'event' ? '1' : '0')).join(''),
         change.now.getTime(),
         head.epoch,
+        checkpoint ? 'c' : 'p',
         ...json,
       ];
       const reply = (await redisCall(`append to ${stream}`, () =>
@@ -209,7 +270,8 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
 
     async head(stream) {
       open();
-      return readHead(stream, true);
+      const { patchesSince: _, ...head } = await readHead(stream, true);
+      return head;
     },
 
     async read(stream, afterSeq, readOpts = {}): Promise<ReadResult> {
@@ -225,18 +287,16 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         .xrange(keys.entries(stream), '-', '+', 'COUNT', 1);
       if (limit === undefined) tx.xrange(keys.entries(stream), `${afterSeq + 1}-0`, '+');
       else if (limit > 0) tx.xrange(keys.entries(stream), `${afterSeq + 1}-0`, '+', 'COUNT', limit);
-      const results = await redisCall(`read ${stream}`, async () => {
-        const out = await tx.exec();
-        if (!out) throw new RedisStoreError('redis_unavailable', `read ${stream}: transaction aborted`);
-        for (const [err] of out) if (err) throw err;
-        return out.map(([, value]) => value);
-      });
+      const results = await execAll(`read ${stream}`, tx);
       const hash = results[0] as Record<string, string>;
       const head = toHead(stream, hash, hash.epoch ?? (await logEpoch(results[1] as string | null)), null);
       const oldest = (results[2] as XEntries)[0];
       const oldestSeq = oldest ? Number(oldest[0].split('-')[0]) : undefined;
       const refused = checkRead(head, oldestSeq, afterSeq, readOpts);
-      if (refused) return { ...refused, head: await readHead(stream, true) };
+      if (refused) {
+        const { patchesSince: _, ...full } = await readHead(stream, true);
+        return { ...refused, head: full };
+      }
       return { ok: true, entries: parseEntries((results[3] as XEntries | undefined) ?? []) };
     },
 
@@ -265,7 +325,11 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
       const cutoffs = [policy.settledBefore.getTime(), policy.forgetBefore.getTime()];
       for (const s of streams) {
         const outcome = await redisCall(`expire ${s}`, () =>
-          expireScript.run(redis, [keys.head(s), keys.document(s), keys.entries(s)], cutoffs),
+          expireScript.run(
+            redis,
+            [keys.head(s), keys.document(s), keys.entries(s), keys.patches(s)],
+            cutoffs,
+          ),
         );
         if (outcome === 1) result.settled++;
         if (outcome === 2) result.forgotten++;

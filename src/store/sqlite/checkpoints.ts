@@ -1,7 +1,7 @@
 /**
- * Head documents as the SQLite log keeps them: a compressed checkpoint every few patches instead of the whole
- * ~200 KB document rewritten on every change, and the head rebuilt from the checkpoint and the patches since.
- * Pure: the adapter does the storing.
+ * Head documents as the SQLite and Redis logs keep them: a checkpoint every few patches (compressed on SQLite)
+ * instead of the whole ~200 KB document rewritten on every change, and the head rebuilt from the checkpoint and
+ * the patches since. Pure: the adapters do the storing.
  *
  * A rebuilt document must serialise to the same bytes as the document that was appended, so a patch whose
  * replay could order an object's keys differently (an `add` of an object member goes last on replay, while
@@ -66,6 +66,19 @@ export function replaysExactly(ops: readonly Operation[], document: unknown): bo
     if (last.length !== keys.length || last.some((k, i) => k !== keys[i])) return false;
   }
   return true;
+}
+
+/**
+ * Whether the head document must be checkpointed with a patch: the `patchesSince`-th patch since the last
+ * checkpoint (this one counted) reaches `every`, or replaying `ops` would not give `document`'s bytes.
+ */
+export function checkpointDue(
+  patchesSince: number,
+  every: number,
+  ops: readonly Operation[],
+  document: unknown,
+) {
+  return patchesSince >= every || !replaysExactly(ops, document);
 }
 
 /** Applies each patch in order to `document` (which it may change) and returns the result. */

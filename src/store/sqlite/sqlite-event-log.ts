@@ -16,9 +16,9 @@ import { assertCount, checkRead, stampChange } from '../log-rules.js';
 import type { EventFeed, EventLog, ExpireResult, ReadResult, StreamHead } from '../ports.js';
 import {
   applyPatches,
+  checkpointDue,
   DEFAULT_CHECKPOINT_EVERY,
   packDocument,
-  replaysExactly,
   unpackDocument,
 } from './checkpoints.js';
 import type { Database } from './database.js';
@@ -284,7 +284,7 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
         stored.push(JSON.parse(json) as LogEntry);
         if (entry.kind !== 'patch') continue;
         patchesSince++;
-        if (patchesSince >= checkpointEvery || !replaysExactly(entry.ops, change.document)) {
+        if (checkpointDue(patchesSince, checkpointEvery, entry.ops, change.document)) {
           writeCheckpoint(stream, entry.seq, JSON.stringify(change.document), false);
           checkpointSeq = entry.seq;
           patchesSince = 0;
