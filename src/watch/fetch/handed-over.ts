@@ -10,9 +10,15 @@
  * publishes it on, and the next one knows it too), but only when the log holds its document: after a wiped
  * Redis the races have none, whatever a resumed ex-leader still publishes. The new term still fetches every
  * race near its jump first, those nobody fetched lately before those handed over, oldest first (scheduler.ts).
+ *
+ * It also starts with its predecessor's races (the meeting documents every node reads) and the days it
+ * listed in full (published with the freshness), so it lists each day again when that day's cadence says,
+ * not all three at once: after a wipe with four terms in its first 38 requests, 11 were a new term's
+ * listings and a race near its jump waited until request 38 (seed 261368). A day the predecessor had not
+ * listed, or a term after a wiped Redis (no freshness published), lists at once as before.
  */
 import type { EventLog } from '../../store/ports.js';
-import type { RaceView } from './poller.js';
+import type { HandedOver, RaceView } from './poller.js';
 
 /** A fetch older than this is not worth knowing: the race is due again by then (a minute at the jump is long). */
 export const HANDED_OVER_MAX_AGE_MS = 60_000;
@@ -30,4 +36,18 @@ export async function handedOverFetches(
   }
   const heads = await Promise.all(recent.map(([raceId]) => log.head(raceId)));
   return new Map(recent.filter((_, i) => heads[i]!.documentSeq > 0));
+}
+
+/** What a new term starts with (poller.ts, `HandedOver`); its predecessor's fetches as above. */
+export async function handedOver(
+  view: RaceView,
+  log: Pick<EventLog, 'head'>,
+  now: number,
+): Promise<HandedOver> {
+  return {
+    fetchedBefore: await handedOverFetches(view, log, now),
+    races: view.races(),
+    days: view.listedDays(),
+    discoveredAt: view.lastDiscoveryAt(),
+  };
 }
