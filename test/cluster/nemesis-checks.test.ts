@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { until } from '../e2e/harness.js';
 import {
+  fencedClaimPasses,
   gapIn,
   peakPerMinute,
   raceOfPath,
@@ -158,6 +159,21 @@ describe('issue 27 checks', () => {
       '  2 +1200ms n2 nearJump /events/N1',
     ]);
     expect(requestTrace(calls, 10, 9, {}).at(-1)).toBe('  3 +1490ms ? other /events/X');
+  });
+});
+
+describe('claim passes fenced', () => {
+  it("counts the nodes' own log lines of a fenced claim pass, nothing else", () => {
+    const line = (msg: string) => JSON.stringify({ level: 40, time: 1, fence: 3, msg });
+    const n1 = [line('webhook claim fenced: another node holds a newer lease term'), line('lease lost')].join(
+      '\n',
+    );
+    const n2 = [
+      line('a write was fenced: another node has a newer token; acquiring again'),
+      'webhook claim fenced (not JSON: a partial line)',
+      line('webhook claim fenced: another node holds a newer lease term'),
+    ].join('\n');
+    expect(fencedClaimPasses([n1, n2, ''])).toBe(2);
   });
 });
 
