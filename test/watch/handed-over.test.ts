@@ -48,10 +48,17 @@ describe('handedOverFetches: what a new term knows of its predecessor', () => {
       document: { id: 'fresh' },
       now: new Date(NOW),
     });
-    const view = sharedView({ fresh: 2_000, never: undefined });
+    // `wiped`: fetched 1 s ago, but the log holds no document of it (a wiped store).
+    const view = sharedView({ fresh: 2_000, wiped: 1_000, never: undefined });
     const previous = await handedOver(view, log, NOW);
-    expect([...previous.races.keys()]).toEqual(['fresh', 'never']);
+    expect([...previous.races.keys()]).toEqual(['fresh', 'wiped', 'never']);
     expect(previous.fetchedBefore).toEqual(new Map([['fresh', NOW - 2_000]]));
+    expect(previous.fetchedLately).toEqual(
+      new Map([
+        ['fresh', NOW - 2_000],
+        ['wiped', NOW - 1_000],
+      ]),
+    );
     expect(previous.days).toEqual(view.listedDays());
     expect(previous.discoveredAt).toBe(NOW - 1_000);
   });

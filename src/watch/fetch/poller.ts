@@ -92,6 +92,11 @@ export interface HandedOver {
    * lately (scheduler.ts).
    */
   fetchedBefore: ReadonlyMap<string, number>;
+  /**
+   * Race id -> clock ms of the previous term's last good fetch, whether or not the log still holds the
+   * document (a wipe): orders the races near their jump this term has not fetched (`handedOverAt`).
+   */
+  fetchedLately: ReadonlyMap<string, number>;
   /** The races the previous listings showed (the meeting documents): known before this term lists a day. */
   races: ReadonlyMap<string, RaceWatch>;
   /** The days the previous term listed in full, and when: each is listed again when its cadence says. */
@@ -140,9 +145,10 @@ export function createPoller(deps: PollerDeps): Poller {
   const { clock, logger } = deps;
   const strategy = deps.strategy ?? pickNext;
   const fetchedBefore = deps.handedOver?.fetchedBefore;
+  const fetchedLately = deps.handedOver?.fetchedLately;
   // A new term starts from what its predecessor listed: a term that listed every day first spent 3-4
   // requests on it before any race near its jump, and with hand-overs every few seconds (the nemesis after
-  // a wipe) 18 of a wipe's first 38 requests were listings (issue 27). No document or fetch carries over.
+  // a wipe) 18 of a wipe's first 38 requests were listings (issue 27). No document carries over.
   let races = new Map<string, RaceWatch>(
     [...(deps.handedOver?.races.values() ?? [])].map((race) => [
       race.raceId,
@@ -150,6 +156,7 @@ export function createPoller(deps: PollerDeps): Poller {
         ...race,
         lastFetchAt: undefined,
         lastGoodAt: fetchedBefore?.get(race.raceId),
+        handedOverAt: fetchedLately?.get(race.raceId),
         dirty: false,
         failures: 0,
       },
@@ -266,6 +273,8 @@ export function createPoller(deps: PollerDeps): Poller {
         for (const id of result.added) {
           const at = fetchedBefore?.get(id);
           if (at !== undefined) update(id, { lastGoodAt: at });
+          const fetched = fetchedLately?.get(id);
+          if (fetched !== undefined) update(id, { handedOverAt: fetched });
         }
         for (const meeting of meetings) for (const race of meeting.races) listed.raceIds.add(race.id);
         listed.meetings.push(...meetings);
