@@ -209,6 +209,14 @@ export function createPoller(deps: PollerDeps): Poller {
 
   const discoveryDueAt = (now: number) =>
     Math.min(...[...windows.values()].map((w) => windowDueAt(w, races, now, cadences)));
+  /** A day listed before may wait one live interval more for the races near their jump with no document. */
+  const discoveryLatestAt = (now: number) =>
+    Math.min(
+      ...[...windows.values()].map((w) => {
+        const due = windowDueAt(w, races, now, cadences);
+        return w.refreshedAt === undefined || w.failures > 0 ? due : due + cadences.liveIntervalMs;
+      }),
+    );
 
   const setWindow = (date: string, patch: Partial<DayWindow>) => {
     const window = windows.get(date);
@@ -391,6 +399,7 @@ export function createPoller(deps: PollerDeps): Poller {
       inFlight,
       subscribers: deps.subscribers(),
       discoveryDueAt: discoveryDueAt(now),
+      discoveryLatestAt: discoveryLatestAt(now),
       discoveryInFlight,
       racePicks,
     });
