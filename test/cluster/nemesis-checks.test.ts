@@ -193,7 +193,7 @@ describe.skipIf(!process.env.REDIS_URL)('the fence audit', () => {
         return audit.stats().appends > 0;
       }, 'an append audited');
       const { appends, stale } = audit.stats();
-      // Counting only the INCRs it saw, the audit held the mark at 0 here and counted none (seed 261368).
+      // Counting only the INCRs it saw, the audit held the mark at 0 here and counted none.
       expect(stale).toEqual({ append: appends, claim: 0 });
       expect(audit.stats().violations).toEqual([]);
       audit.close();

@@ -12,9 +12,9 @@
  *
  * MONITOR sees nothing while the audit is away (a Redis restart, until it connects again), and the nodes
  * take tokens at once on a restarted Redis: each connection first reads the mark (a GET pipelined before
- * MONITOR, so no command comes between them). Counting only the INCRs it saw, the audit once held the mark
- * at 1 where the server's was 2 after a wipe, so a resumed leader's fenced write with token 1 went uncounted
- * and the fence check said "not exercised" while the node logged the refusal (seed 261368).
+ * MONITOR, so no command comes between them). Counting only the INCRs it saw, the audit's mark fell behind
+ * the server's by every token taken before it reconnected, and a write with a token below the server's mark
+ * but not below its own was neither counted stale nor, had it written, a violation.
  */
 import { createHash } from 'node:crypto';
 import { connect as connectTcp, type Socket } from 'node:net';
