@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { redisCall } from '../redis/errors.js';
 import type { RaceView } from '../watch/fetch/poller.js';
+import type { ListedDay } from '../watch/schedule/discovery-windows.js';
 
 export interface Freshness {
   leader: string;
@@ -19,6 +20,8 @@ export interface Freshness {
   discoveredAt: number | null;
   /** Race id -> clock ms of its last usable payload. */
   lastGoodAt: Record<string, number>;
+  /** The days the leader listed in full, and when: a new term starts with them (handed-over.ts). */
+  days: ListedDay[];
 }
 
 export interface ClusterStateOptions {
@@ -98,7 +101,11 @@ export function freshnessOf(poller: RaceView | undefined): Omit<Freshness, 'lead
     if (race.lastGoodAt !== undefined && race.finishedAt === undefined)
       lastGoodAt[race.raceId] = race.lastGoodAt;
   }
-  return { discoveredAt: poller?.lastDiscoveryAt() ?? null, lastGoodAt };
+  return {
+    discoveredAt: poller?.lastDiscoveryAt() ?? null,
+    lastGoodAt,
+    days: [...(poller?.listedDays() ?? [])],
+  };
 }
 
 /** Another node wrote these: check their shape rather than trust it. */
@@ -113,7 +120,25 @@ function parseFreshness(json: string | null): Freshness | undefined {
   const value = safeParse(json) as Partial<Freshness> | undefined;
   if (typeof value !== 'object' || value === null || typeof value.leader !== 'string') return undefined;
   const discoveredAt = Number.isFinite(value.discoveredAt) ? (value.discoveredAt as number) : null;
-  return { leader: value.leader, discoveredAt, lastGoodAt: numberRecord(value.lastGoodAt) };
+  return {
+    leader: value.leader,
+    discoveredAt,
+    lastGoodAt: numberRecord(value.lastGoodAt),
+    days: Array.isArray(value.days) ? value.days.filter(isListedDay) : [],
+  };
+}
+
+function isListedDay(value: unknown): value is ListedDay {
+  const day = value as Partial<ListedDay> | null;
+  return (
+    typeof day === 'object' &&
+    day !== null &&
+    typeof day.date === 'string' &&
+    Number.isFinite(day.refreshedAt) &&
+    typeof day.listedSettled === 'boolean' &&
+    Array.isArray(day.raceIds) &&
+    day.raceIds.every((id) => typeof id === 'string')
+  );
 }
 
 function safeParse(json: string | null): unknown {

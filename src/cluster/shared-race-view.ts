@@ -56,6 +56,7 @@ export function createSharedRaceView(deps: {
       return at === undefined ? undefined : deps.clock.now() - at;
     },
     lastDiscoveryAt: () => deps.freshness()?.discoveredAt ?? undefined,
+    listedDays: () => deps.freshness()?.days ?? [],
     close: unsubscribe,
   };
 }
@@ -64,6 +65,7 @@ const noRaces: RaceView = {
   races: () => new Map(),
   staleness: () => undefined,
   lastDiscoveryAt: () => undefined,
+  listedDays: () => [],
 };
 
 /**

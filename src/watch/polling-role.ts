@@ -11,9 +11,15 @@ import type { EventLog } from '../store/ports.js';
 import type { EventOptions } from '../upstream/client.js';
 import type { DroppedRow } from '../upstream/schemas.js';
 import type { MarketThresholds } from './detect/market-thresholds.js';
-import { handedOverFetches } from './fetch/handed-over.js';
+import { handedOver } from './fetch/handed-over.js';
 import type { DiscoveryAlarm } from './fetch/meetings-pager.js';
-import { createPoller, type Poller, type RaceSource, type RaceView } from './fetch/poller.js';
+import {
+  createPoller,
+  type HandedOver,
+  type Poller,
+  type RaceSource,
+  type RaceView,
+} from './fetch/poller.js';
 import {
   type ConditionalEventSource,
   createUnchangedSkip,
@@ -51,8 +57,8 @@ export interface PollingRoleDeps {
   /** A day's listing stopped early with an alarm, keeping what it read (metrics). */
   onDiscoveryAlarm?: (alarm: DiscoveryAlarm) => void;
   /**
-   * The leader's races and fetches as every node sees them (a Redis deployment's shared view): a new term
-   * starts knowing which races its predecessor fetched lately (handed-over.ts).
+   * The leader's races, listed days and fetches as every node sees them (a Redis deployment's shared view): a
+   * new term starts with its predecessor's races and days and knows which it fetched lately (handed-over.ts).
    */
   handedOver?: RaceView;
 }
@@ -78,7 +84,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
     return chain;
   };
 
-  const build = (fetchedBefore: ReadonlyMap<string, number>): Poller => {
+  const build = (previous: HandedOver | undefined): Poller => {
     // Fresh with each start: a new term diffs from the log's documents, so no state (nor digest) carries over.
     const racePipeline = createRacePipeline({
       log: deps.log,
@@ -107,7 +113,7 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       eventOptions: deps.eventOptions,
       unchangedSkip: skip,
       strategy: (input) => pickNext(input, deps.freshness),
-      fetchedBefore,
+      handedOver: previous,
     });
   };
 
@@ -116,10 +122,10 @@ export function createPollingRole(deps: PollingRoleDeps): PollingRole {
       serial(async () => {
         if (current) return;
         // Unreadable (Redis away): the term starts knowing nothing, as every term did before.
-        const fetchedBefore = deps.handedOver
-          ? await handedOverFetches(deps.handedOver, deps.log, deps.clock.now()).catch(() => new Map())
-          : new Map<string, number>();
-        current = build(fetchedBefore);
+        const previous = deps.handedOver
+          ? await handedOver(deps.handedOver, deps.log, deps.clock.now()).catch(() => undefined)
+          : undefined;
+        current = build(previous);
         current.start();
       }),
     stop: () =>

@@ -21,7 +21,11 @@ describe.skipIf(!url)('cluster state on Redis', () => {
     const b = createClusterState({ redis, prefix, nodeId: 'b', clock, intervalMs: 1000 });
     await a.sync({
       subscribers: new Map([['R1', 2]]),
-      freshness: { discoveredAt: 999_000, lastGoodAt: { R1: 998_000 } },
+      freshness: {
+        discoveredAt: 999_000,
+        lastGoodAt: { R1: 998_000 },
+        days: [{ date: '2025-07-17', refreshedAt: 997_000, raceIds: ['R1'], listedSettled: false }],
+      },
     });
     await b.sync({
       subscribers: new Map([
@@ -35,7 +39,13 @@ describe.skipIf(!url)('cluster state on Redis', () => {
         ['R2', 1],
       ]),
     );
-    expect(b.freshness()).toEqual({ leader: 'a', discoveredAt: 999_000, lastGoodAt: { R1: 998_000 } });
+    expect(b.freshness()).toEqual({
+      leader: 'a',
+      discoveredAt: 999_000,
+      lastGoodAt: { R1: 998_000 },
+      // The days the leader listed, which a new term starts with (handed-over.ts).
+      days: [{ date: '2025-07-17', refreshedAt: 997_000, raceIds: ['R1'], listedSettled: false }],
+    });
     expect([...b.nodes()].sort()).toEqual(['a', 'b']);
 
     // a stops syncing: three intervals later its counts are gone from the totals.

@@ -40,7 +40,7 @@ describe('the cluster sync', () => {
       nodeId: 'a',
       isLeader: () => leader,
       localSubscribers: () => new Map([['R1', 2]]),
-      freshness: () => ({ discoveredAt: null, lastGoodAt: {} }),
+      freshness: () => ({ discoveredAt: null, lastGoodAt: {}, days: [] }),
     });
     await wall.advance(5_000);
     expect(published).toEqual([]); // built, not started: nothing runs

@@ -1,6 +1,9 @@
 /** The nemesis's checker and schedule on recorded inputs: a checker that cannot fail would prove nothing. */
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { until } from '../e2e/harness.js';
 import {
+  fencedClaimPasses,
   gapIn,
   peakPerMinute,
   raceOfPath,
@@ -11,7 +14,7 @@ import {
   segmentsOf,
   starvedRaces,
 } from './nemesis/checks.js';
-import { parseMonitorLine } from './nemesis/fence-audit.js';
+import { parseMonitorLine, startFenceAudit } from './nemesis/fence-audit.js';
 import { faultSchedule, JUDGED_FAULTS } from './nemesis/schedule.js';
 import type { StreamMessage } from './ws-recorder.js';
 
@@ -156,5 +159,47 @@ describe('issue 27 checks', () => {
       '  2 +1200ms n2 nearJump /events/N1',
     ]);
     expect(requestTrace(calls, 10, 9, {}).at(-1)).toBe('  3 +1490ms ? other /events/X');
+  });
+});
+
+describe('claim passes fenced', () => {
+  it("counts the nodes' own log lines of a fenced claim pass, nothing else", () => {
+    const line = (msg: string) => JSON.stringify({ level: 40, time: 1, fence: 3, msg });
+    const n1 = [line('webhook claim fenced: another node holds a newer lease term'), line('lease lost')].join(
+      '\n',
+    );
+    const n2 = [
+      line('a write was fenced: another node has a newer token; acquiring again'),
+      'webhook claim fenced (not JSON: a partial line)',
+      line('webhook claim fenced: another node holds a newer lease term'),
+    ].join('\n');
+    expect(fencedClaimPasses([n1, n2, ''])).toBe(2);
+  });
+});
+
+describe.skipIf(!process.env.REDIS_URL)('the fence audit', () => {
+  it('starts from the mark the server holds: tokens taken while it was away (a restart) count', async () => {
+    const url = process.env.REDIS_URL!;
+    const fence = `test:fence-audit:${process.pid}:${Date.now()}`;
+    const redis = new Redis(url);
+    try {
+      // Taken before the audit connected, as the nodes do on a restarted Redis before it connects again.
+      await redis.set(fence, '2');
+      const audit = await startFenceAudit(url, fence);
+      // Appends (7 keys, the fence fifth) carrying token 1, below the server's mark: stale. Sent until MONITOR
+      // (on the audit's own connection) shows one.
+      await until(async () => {
+        await redis.eval('return 0', 7, 'a', 'b', 'c', 'd', fence, 'f', 'g', 'x', '1');
+        return audit.stats().appends > 0;
+      }, 'an append audited');
+      const { appends, stale } = audit.stats();
+      // Counting only the INCRs it saw, the audit held the mark at 0 here and counted none.
+      expect(stale).toEqual({ append: appends, claim: 0 });
+      expect(audit.stats().violations).toEqual([]);
+      audit.close();
+    } finally {
+      await redis.del(fence);
+      redis.disconnect();
+    }
   });
 });

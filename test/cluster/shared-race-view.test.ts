@@ -58,9 +58,13 @@ describe('shared race view', () => {
       leader: 'a',
       discoveredAt: clock.now() - 2_000,
       lastGoodAt: { [first.id]: clock.now() - 5_000 },
+      days: [
+        { date: '2025-07-17', refreshedAt: clock.now() - 2_000, raceIds: [first.id], listedSettled: false },
+      ],
     };
     expect(view.staleness(first.id)).toBe(5_000);
     expect(view.lastDiscoveryAt()).toBe(clock.now() - 2_000);
+    expect(view.listedDays()).toEqual(freshness.days);
     view.close();
   });
 });

@@ -41,6 +41,7 @@ describe('race-labelled metric series', () => {
           return at === undefined ? undefined : clock.now() - at;
         },
         lastDiscoveryAt: () => clock.now(),
+        listedDays: () => [],
       }),
       outboxDepth: async () => 0,
     });

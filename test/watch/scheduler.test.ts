@@ -104,6 +104,32 @@ describe('pickNext', () => {
     expect(pickNext({ ...input(base, from), discoveryDueAt: from })).toEqual({ kind: 'discovery' });
   });
 
+  it('lets a due listing wait for a race near its jump with no document until discoveryLatestAt, and only for it', () => {
+    const now = from;
+    const fetched = new Map<string, RaceWatch>();
+    for (const r of base.values()) fetched.set(r.raceId, { ...r, lastFetchAt: now });
+    const [jumping] = [...base.values()];
+    const races = new Map(fetched);
+    races.set(jumping!.raceId, {
+      ...jumping!,
+      startTime: now + 5 * MIN,
+      status: 'Open',
+      lastFetchAt: undefined,
+    });
+    const listing = { discoveryDueAt: now - 1_000, discoveryLatestAt: now + 2_000 };
+    // A term's first seconds: the race at its jump before a listing of a day listed 4 s ago (3 s cadence).
+    expect(pickNext({ ...input(races, now), ...listing })).toMatchObject({
+      kind: 'race',
+      raceId: jumping!.raceId,
+    });
+    // One more interval on, the listing goes first again.
+    expect(pickNext({ ...input(races, now), ...listing, discoveryLatestAt: now })).toEqual({
+      kind: 'discovery',
+    });
+    // Nothing near its jump without a document: the due listing goes before every other pick, as before.
+    expect(pickNext({ ...input(fetched, now), ...listing })).toEqual({ kind: 'discovery' });
+  });
+
   it('says when to ask again when nothing is due', () => {
     const races = new Map<string, RaceWatch>();
     for (const r of base.values()) races.set(r.raceId, { ...r, lastFetchAt: from });

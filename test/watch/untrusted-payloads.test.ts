@@ -378,6 +378,7 @@ describe('one racing code everywhere', () => {
       races: () => races,
       staleness: () => undefined,
       lastDiscoveryAt: () => T0,
+      listedDays: () => [],
     }));
     const entry = { kind: 'event', stream: RACE_ID, seq: 2, timestamp: event.timestamp, event } as const;
     expect(matchesFilter({ codes: ['T'] }, catalog, entry)).toBe(true);

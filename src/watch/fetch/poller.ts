@@ -17,7 +17,9 @@ import {
   type DiscoveryStatus,
   dayCadence,
   discoveryStatus,
+  type ListedDay,
   windowDueAt,
+  windowsFromListed,
 } from '../schedule/discovery-windows.js';
 import { pollPolicy, SLICES, type Slice, sliceOf } from '../schedule/poll-policy.js';
 import { type Pick, pickNext, type SchedulerInput, usesTurn } from '../schedule/scheduler.js';
@@ -78,12 +80,29 @@ export interface PollerDeps {
   strategy?: (input: SchedulerInput) => Pick;
   /** Fetches /events through this instead of `source`, answering unchanged payloads without processing. */
   unchangedSkip?: UnchangedSkip;
+  /** What the previous term left (handed-over.ts); a first term, or one that could not read it, knows nothing. */
+  handedOver?: HandedOver;
+}
+
+/** A new term's start: its predecessor's races, listed days and fetches, as every node sees them. */
+export interface HandedOver {
   /**
-   * Race id -> clock ms of the previous term's last good fetch (handed-over.ts): a race discovery lists has
-   * its data that old (`lastGoodAt`), so among the races near their jump this term has not fetched yet it
-   * goes after those nobody fetched lately (scheduler.ts).
+   * Race id -> clock ms of the previous term's last good fetch: the race has its data that old (`lastGoodAt`),
+   * so among the races near their jump this term has not fetched yet it goes after those nobody fetched
+   * lately (scheduler.ts).
    */
-  fetchedBefore?: ReadonlyMap<string, number>;
+  fetchedBefore: ReadonlyMap<string, number>;
+  /**
+   * Race id -> clock ms of the previous term's last good fetch, whether or not the log still holds the
+   * document (a wipe): orders the races near their jump this term has not fetched (`handedOverAt`).
+   */
+  fetchedLately: ReadonlyMap<string, number>;
+  /** The races the previous listings showed (the meeting documents): known before this term lists a day. */
+  races: ReadonlyMap<string, RaceWatch>;
+  /** The days the previous term listed in full, and when: each is listed again when its cadence says. */
+  days: readonly ListedDay[];
+  /** When the previous term last listed a day (undefined: it had not). */
+  discoveredAt?: number;
 }
 
 /** The day's races as one node knows them: the poller's own, or (on a follower) the leader's, shared. */
@@ -92,6 +111,8 @@ export interface RaceView {
   /** Milliseconds since the race's last usable payload, or undefined if it never had one. */
   staleness(raceId: string): number | undefined;
   lastDiscoveryAt(): number | undefined;
+  /** The days listed in full and when (a follower: the leader's), which a new term starts with. */
+  listedDays(): readonly ListedDay[];
 }
 
 /** Requests a minute by slice of the budget: discovery's, and each race slice's (poll-policy.ts). */
@@ -123,12 +144,29 @@ const SPENT_MAX_ENTRIES = 10_000;
 export function createPoller(deps: PollerDeps): Poller {
   const { clock, logger } = deps;
   const strategy = deps.strategy ?? pickNext;
-  let races = new Map<string, RaceWatch>();
+  const fetchedBefore = deps.handedOver?.fetchedBefore;
+  const fetchedLately = deps.handedOver?.fetchedLately;
+  // A new term starts from what its predecessor listed: a term that listed every day first spent 3-4
+  // requests on it before any race near its jump, and with hand-overs every few seconds (the nemesis after
+  // a wipe) 18 of a wipe's first 38 requests were listings (issue 27). No document carries over.
+  let races = new Map<string, RaceWatch>(
+    [...(deps.handedOver?.races.values() ?? [])].map((race) => [
+      race.raceId,
+      {
+        ...race,
+        lastFetchAt: undefined,
+        lastGoodAt: fetchedBefore?.get(race.raceId),
+        handedOverAt: fetchedLately?.get(race.raceId),
+        dirty: false,
+        failures: 0,
+      },
+    ]),
+  );
   const inFlight = new Set<string>();
   let discoveryInFlight = false;
   /** Race picks so far: every REFILL_EVERY-th is a refill turn (scheduler.ts). */
   let racePicks = 0;
-  let windows = new Map<string, DayWindow>();
+  let windows = windowsFromListed(deps.handedOver?.days ?? [], clock.now());
   /** Recent requests' start and slice, oldest first (bounded: SPENT_MAX_ENTRIES). */
   const recent: { at: number; slice: Slice | 'discovery' }[] = [];
   const record = (slice: Slice | 'discovery') => {
@@ -137,7 +175,7 @@ export function createPoller(deps: PollerDeps): Poller {
       recent.shift();
     recent.push({ at: now, slice });
   };
-  let discoveredAt: number | undefined;
+  let discoveredAt = windows.size > 0 ? deps.handedOver?.discoveredAt : undefined;
   const cadences = { liveIntervalMs: deps.discoveryIntervalMs, aheadIntervalMs: AHEAD_INTERVAL_MS };
   let running = false;
   // Aborted by stop(): requests still queued or waiting for the budget are dropped, not sent.
@@ -171,6 +209,14 @@ export function createPoller(deps: PollerDeps): Poller {
 
   const discoveryDueAt = (now: number) =>
     Math.min(...[...windows.values()].map((w) => windowDueAt(w, races, now, cadences)));
+  /** A day listed before may wait one live interval more for the races near their jump with no document. */
+  const discoveryLatestAt = (now: number) =>
+    Math.min(
+      ...[...windows.values()].map((w) => {
+        const due = windowDueAt(w, races, now, cadences);
+        return w.refreshedAt === undefined || w.failures > 0 ? due : due + cadences.liveIntervalMs;
+      }),
+    );
 
   const setWindow = (date: string, patch: Partial<DayWindow>) => {
     const window = windows.get(date);
@@ -233,8 +279,10 @@ export function createPoller(deps: PollerDeps): Poller {
         const result = applyMeetings(races, meetings, clock.now());
         races = result.races;
         for (const id of result.added) {
-          const at = deps.fetchedBefore?.get(id);
+          const at = fetchedBefore?.get(id);
           if (at !== undefined) update(id, { lastGoodAt: at });
+          const fetched = fetchedLately?.get(id);
+          if (fetched !== undefined) update(id, { handedOverAt: fetched });
         }
         for (const meeting of meetings) for (const race of meeting.races) listed.raceIds.add(race.id);
         listed.meetings.push(...meetings);
@@ -351,6 +399,7 @@ export function createPoller(deps: PollerDeps): Poller {
       inFlight,
       subscribers: deps.subscribers(),
       discoveryDueAt: discoveryDueAt(now),
+      discoveryLatestAt: discoveryLatestAt(now),
       discoveryInFlight,
       racePicks,
     });
@@ -416,6 +465,19 @@ export function createPoller(deps: PollerDeps): Poller {
       return at === undefined ? undefined : clock.now() - at;
     },
     lastDiscoveryAt: () => discoveredAt,
+    listedDays: () =>
+      [...windows.values()].flatMap((w) =>
+        w.refreshedAt === undefined || w.failures > 0
+          ? []
+          : [
+              {
+                date: w.date,
+                refreshedAt: w.refreshedAt,
+                raceIds: w.raceIds,
+                listedSettled: w.listedSettled === true,
+              },
+            ],
+      ),
     discovery: () => discoveryStatus(windows.values()),
   };
 }

@@ -54,6 +54,27 @@ export interface DayWindow {
   alarm?: { code: string; message: string };
 }
 
+/**
+ * A day as its last complete listing left it: what a leader publishes (cluster-state.ts, `freshness`) so that
+ * the next term starts with the day windows instead of listing every day again (handed-over.ts).
+ */
+export interface ListedDay {
+  date: string;
+  refreshedAt: number;
+  raceIds: readonly string[];
+  listedSettled: boolean;
+}
+
+/** The windows a term starts with, from its predecessor's listed days: the due times carry on. */
+export function windowsFromListed(days: readonly ListedDay[], now: number): Map<string, DayWindow> {
+  const dates = new Set(windowDates(now));
+  return new Map(
+    days
+      .filter((d) => dates.has(d.date))
+      .map((d) => [d.date, { ...d, raceIds: [...d.raceIds], failures: 0 }]),
+  );
+}
+
 /** Discovery's health as /readyz and /v1/ops show it (a wire type: the SDK declares it). */
 export type { DiscoveryStatus };
 

@@ -13,7 +13,8 @@
  *
  * The score ranks only the near-jump and post-jump slices (poll-policy.ts); the budget's other slices have
  * rules of their own (issue 26: spread by one global rule, 22 % of the budget went to ~1,400 races hours
- * out and near-jump odds were level with a naive scraper). In order: discovery first when it is due; then
+ * out and near-jump odds were level with a naive scraper). In order: discovery first when it is due (a day
+ * listed before waits up to `discoveryLatestAt` while a race near its jump has no document: see below); then
  * a race discovery marked dirty (urgent: how a status change after the jump is fetched); then, on an
  * early-scratching turn, a race 1-3 h out (past `earlyScratchingMaxAgeMs`, the most overdue first, or never
  * fetched; on a paced turn the one nearest that); then, on a far turn (FAR_SCRATCHING_SHARE), the race more
@@ -34,8 +35,13 @@
  * budget. Before all of that but discovery, a race near its jump with no document (`isNearJumpUnknown`;
  * `firstBefore` orders them) goes first and takes the refill and share turns too: ranked by score alone it waited
  * behind those turns, the 17 such races of 200 subscribed got their first fetch within 19 s at 100
- * requests a minute (measured) rather than the ~11 s of taking every race pick. The budget itself is the
- * limiter's: the scheduler only says what, never when.
+ * requests a minute (measured) rather than the ~11 s of taking every race pick. It also goes before a due
+ * listing of a day listed before, until `discoveryLatestAt` (the poller gives one more live interval): after
+ * a takeover the listings of a live day every 3 s took a third of the nemesis's 60 requests a minute, and
+ * with two hand-overs in a wipe's first 33 requests, 12 of them listings, three of its 14 races near their
+ * jump waited past the 30th (seed 11027028). A day never listed, or whose listing failed, is not deferred:
+ * the races it holds are unknown until it is listed. The budget itself is the limiter's: the scheduler only
+ * says what, never when.
  */
 
 import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
@@ -69,6 +75,11 @@ export interface SchedulerInput {
   subscribers: ReadonlyMap<string, number>;
   /** When the next discovery request is due (epoch ms); discovery is never run twice at once. */
   discoveryDueAt: number;
+  /**
+   * Until when a due listing of a day listed before may wait for the races near their jump with no document
+   * (`isNearJumpUnknown`); from then on it goes first again. @default discoveryDueAt (it never waits)
+   */
+  discoveryLatestAt?: number;
   discoveryInFlight: boolean;
   /** Race picks made so far: which are refill and early-scratching turns (isRefillTurn, isShareTurn). */
   racePicks?: number;
@@ -134,7 +145,8 @@ const overSince = new WeakMap<RaceWatch, number>();
 
 export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DEFAULT_SETTINGS): Pick {
   const { now } = input;
-  if (!input.discoveryInFlight && now >= input.discoveryDueAt) return { kind: 'discovery' };
+  const discoveryDue = !input.discoveryInFlight && now >= input.discoveryDueAt;
+  if (discoveryDue && now >= (input.discoveryLatestAt ?? input.discoveryDueAt)) return { kind: 'discovery' };
   const turn = input.racePicks ?? 0;
   const refillTurn = input.racePicks !== undefined && isRefillTurn(turn);
   const earlyTurn = isShareTurn(turn, settings.earlyScratchingShare);
@@ -200,6 +212,7 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
     ...(deadline ? { deadline } : {}),
   });
   if (first) return race(first, false);
+  if (discoveryDue) return { kind: 'discovery' };
   if (refill) return race(refill, true);
   if (best?.urgent) return race(best.c, true);
   if (dividends) return race(dividends, false, true);
@@ -217,13 +230,15 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
 }
 
 /**
- * Order among the races near their jump this poller has not fetched: the one whose data nobody has, then the
- * one whose data a previous term fetched longest ago (`lastGoodAt`, handed-over.ts: with hand-overs every few
- * seconds each term otherwise fetched the same first races again), then the earliest advertised start (its jump comes soonest).
+ * Order among the races near their jump this poller has not fetched: the one no term fetched lately, then the
+ * one a previous term fetched longest ago (`handedOverAt`, handed-over.ts: with hand-overs every few seconds
+ * each term otherwise fetched the same first races again; counted even when a wipe lost the document since:
+ * after a kill and a wipe 9.5 s apart, 22 of the kill's first 34 requests went to its 11 races near their
+ * jump and the last of them waited until the 34th, seed 23655512), then the earliest advertised start.
  */
 const firstBefore = (a: RaceWatch, b: RaceWatch) => {
-  const dataA = a.lastGoodAt ?? Number.NEGATIVE_INFINITY;
-  const dataB = b.lastGoodAt ?? Number.NEGATIVE_INFINITY;
+  const dataA = a.handedOverAt ?? Number.NEGATIVE_INFINITY;
+  const dataB = b.handedOverAt ?? Number.NEGATIVE_INFINITY;
   return dataA < dataB || (dataA === dataB && a.startTime < b.startTime);
 };
 

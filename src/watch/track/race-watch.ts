@@ -21,6 +21,11 @@ export interface RaceWatch {
   lastFetchAt?: number;
   /** When the last usable payload arrived: staleness is measured from here. */
   lastGoodAt?: number;
+  /**
+   * When a previous term last fetched it, as the leader published (handed-over.ts), even if a wiped store
+   * lost the document since: orders the races near their jump this term has not fetched (scheduler.ts).
+   */
+  handedOverAt?: number;
   /** Discovery saw a change (status, start time) that the race's document does not show yet. */
   dirty: boolean;
   /** Dividend rows in the last document: none yet, Interim only, or Final. */

@@ -186,3 +186,28 @@ const dateOf = (query = '') => {
   const date = params.get('date_from');
   return date ? ` ${date} offset ${params.get('offset') ?? 0}` : '';
 };
+
+/**
+ * Outbox claim passes the nodes logged as fenced (`webhook claim fenced`, src/delivery/webhooks/dispatch/
+ * dispatcher.ts). A claim is fenced in two steps (docs/webhooks.md): the pass reads Redis's mark and claims
+ * nothing when its token is below it, before any script; the fence audit sees only the script's step. A
+ * resumed leader's first write is such a pass (its dispatcher's overdue timer fires before any fetch comes
+ * back), and it ends the term: so the pause alone never reached the scripts, and the check counted as
+ * exercised only the stale writes of a wipe's token races, which fewer hand-overs after a wipe made rare:
+ * seed 261368 on `79c66ff` said "not exercised" though its resumed leader logged its pass fenced (every
+ * traced pause did), and two more seeds of the next four on `d12c363` said it too.
+ */
+export function fencedClaimPasses(outputs: readonly string[]): number {
+  let passes = 0;
+  for (const output of outputs) {
+    for (const line of output.split('\n')) {
+      if (!line.includes('webhook claim fenced')) continue;
+      try {
+        if ((JSON.parse(line) as { msg?: string }).msg?.startsWith('webhook claim fenced')) passes++;
+      } catch {
+        // Not a log line of the node's: a partial write at the end of its output.
+      }
+    }
+  }
+  return passes;
+}

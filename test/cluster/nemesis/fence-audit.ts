@@ -9,6 +9,12 @@
  * carrying a token below either must claim nothing (HINCRBY ... in_flight). Either would be a write from a
  * node that had lost the lease. A claim whose token is below the mark only because the mark moved after its
  * pass read it is counted apart (`window`): the one moment the outbox's per-endpoint claims leave open.
+ *
+ * MONITOR sees nothing while the audit is away (a Redis restart, until it connects again), and the nodes
+ * take tokens at once on a restarted Redis: each connection first reads the mark (a GET pipelined before
+ * MONITOR, so no command comes between them). Counting only the INCRs it saw, the audit's mark fell behind
+ * the server's by every token taken before it reconnected, and a write with a token below the server's mark
+ * but not below its own was neither counted stale nor, had it written, a violation.
  */
 import { createHash } from 'node:crypto';
 import { connect as connectTcp, type Socket } from 'node:net';
@@ -111,6 +117,8 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
       s.once('error', reject);
     });
     let buffered = '';
+    // The GET's reply comes first: `$-1` (no mark yet) or `$<length>` and the value on the next line.
+    let reply: 'header' | 'value' | 'done' = 'header';
     s.setEncoding('utf8');
     s.on('data', (chunk: string) => {
       buffered += chunk;
@@ -118,12 +126,18 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
       while (end >= 0) {
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 2);
+        end = buffered.indexOf('\r\n');
+        if (reply !== 'done') {
+          if (reply === 'value' && Number.isFinite(Number(line))) mark = Math.max(mark, Number(line));
+          reply = reply === 'header' && line.startsWith('$') && line !== '$-1' ? 'value' : 'done';
+          continue;
+        }
         const parsed = line.startsWith('+') ? parseMonitorLine(line.slice(1)) : undefined;
         if (parsed) onCommand(parsed.args, parsed.source);
-        end = buffered.indexOf('\r\n');
       }
     });
-    s.write('MONITOR\r\n');
+    const key = Buffer.byteLength(fenceKey);
+    s.write(`*2\r\n$3\r\nGET\r\n$${key}\r\n${fenceKey}\r\nMONITOR\r\n`);
     socket = s;
   };
   await connect();
