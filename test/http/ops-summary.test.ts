@@ -87,12 +87,13 @@ describe('the operations summary', () => {
         spent,
       },
     });
-    // The races 8 h out: 8 % of the 90 race requests a minute would visit them every 5.7 minutes, but none
-    // is fetched before its minimum interval (~10 min); the subscribed one every 10 s. The rest goes to the
-    // 12 races at their jump.
+    // The races 8 h out (more than 3 h) share the far share, 1 % of the 90 race requests a minute: 41 races,
+    // each every ~46 minutes, past its minimum interval (~10 min); the subscribed one every 10 s. The rest goes
+    // to the 12 races at their jump.
     const farMin = pollPolicy(races.get('far-1')!, NOW, 0)!.minIntervalMs;
-    expect(farMin).toBeGreaterThan((41 / (0.08 * 90)) * MIN);
-    expect(plan.slices.earlyScratchings).toBeCloseTo((40 * MIN) / farMin + 6, 6);
+    const farEachMin = 41 / (0.01 * 90);
+    expect(farEachMin * MIN).toBeGreaterThan(farMin);
+    expect(plan.slices.earlyScratchings).toBeCloseTo(40 / farEachMin + 6, 6);
     expect(plan.slices.nearJump).toBeCloseTo(90 - plan.slices.earlyScratchings, 6);
     // Planned for every race, sent for those with data (whose age it judges).
     expect(plan.intervalMs.has('unfetched')).toBe(true);
