@@ -3,32 +3,21 @@
  * instead of writing the whole document on every change, and rebuilds the head from them, as the SQLite log
  * does (`sqlite-checkpoints.test.ts`): a reader gets the document that was appended.
  */
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisEventLog } from '../../src/store/redis/redis-event-log.js';
 import { diffDocuments } from '../../src/watch/track/diff.js';
 import type { normaliseEvent } from '../../src/watch/track/normalise.js';
 import { resumedState, trackRace } from '../../src/watch/track/track-race.js';
+import { describeWithRedis, suiteRedis } from '../support/redis.js';
 import { mutate, mutationArb } from '../watch/mutations.js';
 import { realPayload } from '../watch/support.js';
 import { event, patch, snapshot, T0 } from './entry-builders.js';
 
-const url = process.env.REDIS_URL;
-
-if (!url) {
-  it.skip('Redis checkpoints: skipped because REDIS_URL is unset', () => {});
-} else {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  const runPrefix = `racewire-test:${randomUUID()}:`;
+describeWithRedis('Redis checkpoints', (url) => {
+  const { redis, runPrefix } = suiteRedis(url);
   let logs = 0;
   const nextPrefix = () => `${runPrefix}${++logs}:`;
-  afterAll(async () => {
-    const stale = await redis.keys(`${runPrefix}*`);
-    if (stale.length > 0) await redis.del(...stale);
-    await redis.quit();
-  });
 
   /** What the store holds for stream r1: the checkpoint's value of `v` and the patches pushed since. */
   const stored = async (prefix: string) => ({
@@ -142,4 +131,4 @@ if (!url) {
       );
     });
   });
-}
+});
