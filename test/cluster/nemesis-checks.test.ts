@@ -1,4 +1,6 @@
 /** The nemesis's checker and schedule on recorded inputs: a checker that cannot fail would prove nothing. */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { until } from '../e2e/harness.js';
@@ -14,6 +16,7 @@ import {
   segmentsOf,
   starvedRaces,
 } from './nemesis/checks.js';
+import { keepEvidence } from './nemesis/evidence.js';
 import { parseMonitorLine, startFenceAudit } from './nemesis/fence-audit.js';
 import { faultSchedule, JUDGED_FAULTS } from './nemesis/schedule.js';
 import type { StreamMessage } from './ws-recorder.js';
@@ -200,6 +203,30 @@ describe.skipIf(!process.env.REDIS_URL)('the fence audit', () => {
     } finally {
       await redis.del(fence);
       redis.disconnect();
+    }
+  });
+});
+
+describe('the evidence of a failed run', () => {
+  it("keeps each node's output and each subscriber's segments in a folder of its own", () => {
+    const dir = keepEvidence({
+      nodes: [{ name: 'n1', output: ['{"msg":"a"}\n', '{"msg":"b"}\n'] }],
+      subscribers: [{ node: { name: 'n1' }, raceId: 'r', messages: [snap(4), patch(5), snap(1, 'e2')] }],
+    });
+    try {
+      expect(readFileSync(join(dir, 'n1.log'), 'utf8')).toBe('{"msg":"a"}\n{"msg":"b"}\n');
+      expect(JSON.parse(readFileSync(join(dir, 'subscribers.json'), 'utf8'))).toEqual([
+        {
+          node: 'n1',
+          race: 'r',
+          segments: [
+            { epoch: 'e1', from: 4, last: 5 },
+            { epoch: 'e2', from: 1, last: 1 },
+          ],
+        },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true });
     }
   });
 });

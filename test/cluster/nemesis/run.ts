@@ -34,6 +34,7 @@ import {
   type Takeover,
 } from './checks.js';
 import { type Crowd, startCrowd } from './crowd.js';
+import { keepEvidence } from './evidence.js';
 import { startFenceAudit } from './fence-audit.js';
 import { startOwnRedis } from './redis-server.js';
 import { faultSchedule, seeded } from './schedule.js';
@@ -492,6 +493,10 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
           : `${nodes.length} nodes, ${killed.size} killed by the nemesis, no unhandled rejection logged`,
     });
     admin.disconnect();
+    if (checks.some((c) => !c.ok)) {
+      const subs = subscribers.map((s) => ({ node: s.node, raceId: s.raceId, messages: s.rec.messages }));
+      log(`evidence of the failed run: ${keepEvidence({ nodes, subscribers: subs })}`);
+    }
     if (process.env.NEMESIS_TRACE) for (const line of leaseTrace(nodes, t0)) log(line);
   } finally {
     for (const s of subscribers) s.rec.close();
