@@ -207,16 +207,23 @@ export function createPoller(deps: PollerDeps): Poller {
     windows = next;
   }
 
-  const discoveryDueAt = (now: number) =>
-    Math.min(...[...windows.values()].map((w) => windowDueAt(w, races, now, cadences)));
-  /** A day listed before may wait one live interval more for the races near their jump with no document. */
-  const discoveryLatestAt = (now: number) =>
-    Math.min(
-      ...[...windows.values()].map((w) => {
-        const due = windowDueAt(w, races, now, cadences);
-        return w.refreshedAt === undefined || w.failures > 0 ? due : due + cadences.liveIntervalMs;
-      }),
-    );
+  /**
+   * When discovery is next due, and how long it may wait: a day listed before may wait one live interval more
+   * for the races near their jump with no document (scheduler.ts, `discoveryLatestAt`).
+   */
+  const discoveryDue = (now: number) => {
+    let dueAt = Number.POSITIVE_INFINITY;
+    let latestAt = Number.POSITIVE_INFINITY;
+    for (const w of windows.values()) {
+      const due = windowDueAt(w, races, now, cadences);
+      dueAt = Math.min(dueAt, due);
+      latestAt = Math.min(
+        latestAt,
+        w.refreshedAt === undefined || w.failures > 0 ? due : due + cadences.liveIntervalMs,
+      );
+    }
+    return { dueAt, latestAt };
+  };
 
   const setWindow = (date: string, patch: Partial<DayWindow>) => {
     const window = windows.get(date);
@@ -393,13 +400,14 @@ export function createPoller(deps: PollerDeps): Poller {
   function step(): Promise<void> {
     const now = clock.now();
     rollWindows(now);
+    const discovery = discoveryDue(now);
     const pick = strategy({
       races: races.values(),
       now,
       inFlight,
       subscribers: deps.subscribers(),
-      discoveryDueAt: discoveryDueAt(now),
-      discoveryLatestAt: discoveryLatestAt(now),
+      discoveryDueAt: discovery.dueAt,
+      discoveryLatestAt: discovery.latestAt,
       discoveryInFlight,
       racePicks,
     });

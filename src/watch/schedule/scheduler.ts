@@ -162,10 +162,11 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   const latePace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   const bandPace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   for (const race of input.races) {
+    // An over race is past its jump: no paced slice counts it.
+    if ((overSince.get(race) ?? Number.POSITIVE_INFINITY) <= now) continue;
     const inFlight = input.inFlight.has(race.raceId);
     countPace(race, now, inFlight, latePace, bandPace);
     if (inFlight) continue;
-    if ((overSince.get(race) ?? Number.POSITIVE_INFINITY) <= now) continue;
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
     const policy = pollPolicy(race, now, subscribers);
     if (!policy) {
@@ -276,11 +277,17 @@ function considerScratching(
     if (better(picks.late, rank)) picks.late = { c, rank };
   }
   if (c.policy.slice !== 'earlyScratchings') return;
-  if (c.race.startTime - now <= THREE_HOURS_MS) {
+  if (inBand(c.race, now)) {
     const rank = bandRank(c, now, settings);
     if (better(picks.early, rank)) picks.early = { c, rank };
-  } else if (farTurn && better(picks.far, farRank(c, now))) picks.far = { c, rank: farRank(c, now) };
+  } else if (farTurn) {
+    const rank = farRank(c, now);
+    if (better(picks.far, rank)) picks.far = { c, rank };
+  }
 }
+
+/** An early-scratching race within 3 h of its start: the paced 1-3 h band, not the far share. */
+const inBand = (race: RaceWatch, now: number) => race.startTime - now <= THREE_HOURS_MS;
 
 /** The races of a paced slice (within the hour; 1-3 h out) and when the last of them was fetched. */
 interface Pace {
@@ -292,11 +299,7 @@ interface Pace {
 function countPace(race: RaceWatch, now: number, inFlight: boolean, late: Pace, band: Pace): void {
   const slice = sliceOf(race, now);
   const pace =
-    slice === 'lateScratchings'
-      ? late
-      : slice === 'earlyScratchings' && race.startTime - now <= THREE_HOURS_MS
-        ? band
-        : undefined;
+    slice === 'lateScratchings' ? late : slice === 'earlyScratchings' && inBand(race, now) ? band : undefined;
   if (!pace) return;
   pace.races++;
   pace.lastAt = Math.max(pace.lastAt, inFlight ? now : (race.lastFetchAt ?? Number.NEGATIVE_INFINITY));
@@ -305,8 +308,9 @@ function countPace(race: RaceWatch, now: number, inFlight: boolean, late: Pace, 
 /**
  * Whether a paced slice's turn has come: one of its N races every maxAge / (N + 1), timed from the last of them
  * fetched, so each is fetched a little within maxAge at an even pace (a turn's slot comes up to a request
- * late: at maxAge / N the round slipped past the deadline and the share turns fetched races twice). Taken only when due at their deadlines
- * (share turns), those races fell due in clumps (listed together; entering the hour together) and each clump
+ * late: at maxAge / N the round slipped past the deadline and the share turns fetched races twice). Taken
+ * only when due at their deadlines (share turns), those races fell due in clumps (listed together; entering
+ * the hour together) and each clump
  * held back the races at their jump for seconds: near-jump intervals varied by a quarter (coefficient of
  * variation 0.22-0.28 within a minute of the start; seed 7 of the freshness bench), and every move waits out
  * the interval it falls in, so the longest intervals made the 95th percentile (issue 26).
