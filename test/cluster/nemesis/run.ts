@@ -321,23 +321,29 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     bus.disconnect();
     note('schedule over: checking');
 
-    // The log's heads now; every live subscriber must reach them.
+    // The log's heads; every live subscriber must reach them. Read again at every look: the leader still
+    // polls, and after a late wipe a race has no head until its next fetch makes one in the new epoch (read
+    // once, before that fetch, its head was "/0" and its subscribers, then at seq 3 of that epoch, were
+    // judged behind it: seed 108609 on 3e88249, seed 651925524 on c496f6b).
     const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     const keys = redisLogKeys(PREFIX);
     const heads = new Map<string, { epoch: string; seq: number }>();
-    for (const race of races) {
-      const [epoch, seq] = await admin.hmget(keys.head(race.id), 'epoch', 'seq');
-      heads.set(race.id, { epoch: epoch ?? '', seq: Number(seq ?? 0) });
-    }
+    const readHeads = async () => {
+      for (const race of races) {
+        const [epoch, seq] = await admin.hmget(keys.head(race.id), 'epoch', 'seq');
+        heads.set(race.id, { epoch: epoch ?? '', seq: Number(seq ?? 0) });
+      }
+    };
     const live = subscribers.filter((s) => alive(s.node) && !s.rec.closed());
     const reached = (s: Subscriber) => {
       const head = heads.get(s.raceId)!;
       const last = segmentsOf(s.rec.messages).at(-1);
       return last !== undefined && last.epoch === head.epoch && (last.seqs.at(-1) ?? last.from) >= head.seq;
     };
-    await waitFor('every live subscriber at the head', 60_000, async () =>
-      live.every(reached) ? true : undefined,
-    ).catch(() => {});
+    await waitFor('every live subscriber at the head', 60_000, async () => {
+      await readHeads();
+      return live.every(reached) ? true : undefined;
+    }).catch(() => {});
 
     // 1. Gap-free: within each segment every seq once, in order, on every subscriber (dead nodes' too).
     const gaps: string[] = [];
