@@ -3,7 +3,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { createRedisEventLog } from '../../src/store/redis/redis-event-log.js';
 import { until } from '../e2e/harness.js';
+import { event as newEvent } from '../store/entry-builders.js';
 import {
   fencedClaimPasses,
   gapIn,
@@ -181,27 +183,32 @@ describe('claim passes fenced', () => {
 });
 
 describe.skipIf(!process.env.REDIS_URL)('the fence audit', () => {
-  it('starts from the mark the server holds: tokens taken while it was away (a restart) count', async () => {
+  it("starts from the mark the server holds, and knows the store's own append: tokens taken while it was away count", async () => {
     const url = process.env.REDIS_URL!;
-    const fence = `test:fence-audit:${process.pid}:${Date.now()}`;
+    const prefix = `test:fence-audit:${process.pid}:${Date.now()}:`;
+    const fence = `${prefix}fence`;
     const redis = new Redis(url);
     try {
       // Taken before the audit connected, as the nodes do on a restarted Redis before it connects again.
       await redis.set(fence, '2');
       const audit = await startFenceAudit(url, fence);
-      // Appends (7 keys, the fence fifth) carrying token 1, below the server's mark: stale. Sent until MONITOR
-      // (on the audit's own connection) shows one.
+      // The Redis log's own append (its script, by SHA) carrying token 1, below the server's mark: stale and
+      // refused. Tried until MONITOR (on the audit's own connection) shows one.
+      const log = createRedisEventLog({ redis, prefix, fence: () => 1, maxConflictRetries: 0 });
       await until(async () => {
-        await redis.eval('return 0', 7, 'a', 'b', 'c', 'd', fence, 'f', 'g', 'x', '1');
+        await log.append('r1', { entries: [newEvent('tick')], now: new Date() }).catch(() => {});
         return audit.stats().appends > 0;
       }, 'an append audited');
-      const { appends, stale } = audit.stats();
-      // Counting only the INCRs it saw, the audit held the mark at 0 here and counted none.
+      const { appends, stale, violations } = audit.stats();
+      // Counting only the INCRs it saw, the audit held the mark at 0 here and counted none; knowing the append
+      // by its shape (seven keys), it counted no append at all once the script took an eighth.
       expect(stale).toEqual({ append: appends, claim: 0 });
-      expect(audit.stats().violations).toEqual([]);
+      expect(violations).toEqual([]);
+      expect(await redis.xlen(`${prefix}{r1}:log`)).toBe(0);
       audit.close();
     } finally {
-      await redis.del(fence);
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
       redis.disconnect();
     }
   });

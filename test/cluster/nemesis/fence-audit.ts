@@ -15,12 +15,18 @@
  * MONITOR, so no command comes between them). Counting only the INCRs it saw, the audit's mark fell behind
  * the server's by every token taken before it reconnected, and a write with a token below the server's mark
  * but not below its own was neither counted stale nor, had it written, a violation.
+ *
+ * Both scripts are known by their SHA (EVALSHA's first argument, or the SHA of EVAL's source after a
+ * NOSCRIPT), not by their shape: recognised by its seven keys, the append went unaudited from the day it
+ * took an eighth (the patches list), and a 30-minute run then said "0 fenced appends audited" and passed.
  */
 import { createHash } from 'node:crypto';
 import { connect as connectTcp, type Socket } from 'node:net';
 import { endpointScriptSource } from '../../../src/delivery/webhooks/redis/scripts.js';
+import { appendScript } from '../../../src/store/redis/append-script.js';
 
-const CLAIM_SHA = createHash('sha1').update(endpointScriptSource('claim')).digest('hex');
+const sha1 = (source: string) => createHash('sha1').update(source).digest('hex');
+const CLAIM_SHA = sha1(endpointScriptSource('claim'));
 
 interface Call {
   kind: 'append' | 'claim';
@@ -85,13 +91,14 @@ export async function startFenceAudit(url: string, fenceKey: string): Promise<Fe
       settle();
       if (cmd === 'get' && rest[0] === fenceKey) read.set(source, mark);
       if (cmd !== 'evalsha' && cmd !== 'eval') return;
+      const sha = cmd === 'evalsha' ? rest[0] : sha1(rest[0] ?? '');
       const numkeys = Number(rest[1]);
       const keys = rest.slice(2, 2 + numkeys);
       const argv = rest.slice(2 + numkeys);
-      if (numkeys === 7 && keys[4] === fenceKey && argv[1] !== '') {
+      if (sha === appendScript.sha && keys[4] === fenceKey && argv[1] !== '') {
         appends++;
         open = { kind: 'append', token: Number(argv[1]), markAt: mark, wrote: false };
-      } else if (cmd === 'evalsha' && rest[0] === CLAIM_SHA && argv[4] !== '') {
+      } else if (sha === CLAIM_SHA && argv[4] !== '') {
         openClaim(source, keys[0] ?? '', Number(argv[4]));
       }
       return;
