@@ -546,10 +546,13 @@ describe('pickNext: value per request', () => {
     expect(pick([near, unseen], from, settings, 3)).toMatchObject({ raceId: b.raceId });
   });
 
-  it('weighs a race at or past its advertised start twice: its jump and most of its moves are due', () => {
-    const before = fetched(a, { startTime: from + 30_000, lastFetchAt: from - 8_000 });
+  it('weighs a race at or past its advertised start 1.5 times: its jump and most of its moves are due (issue 26)', () => {
     const past = fetched(b, { startTime: from - 30_000, lastFetchAt: from - 6_000 });
-    expect(pick([before, past])).toMatchObject({ raceId: b.raceId });
+    // 1.5 x 6^2 = 54 against 8^2 = 64: the race before its start fetched 8 s ago goes first (at x2, 72, it did not).
+    const before = fetched(a, { startTime: from + 30_000, lastFetchAt: from - 8_000 });
+    expect(pick([before, past])).toMatchObject({ raceId: a.raceId });
+    // Fetched 7.2 s ago (51.84 < 54), it waits for the race past its start.
+    expect(pick([{ ...before, lastFetchAt: from - 7_200 }, past])).toMatchObject({ raceId: b.raceId });
   });
 
   it('never fetches a race hours away sooner than its minimum interval, even with nothing else to do', () => {
