@@ -26,6 +26,9 @@ const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
 const fetched: (Fetched & { toStart: number; open: boolean })[] = [];
 const phases: Record<string, number> = {};
+/** Listing requests in the measured window by day and page, and when each listing was sent. */
+const listings: Record<string, number> = {};
+const listed: number[] = [];
 const { world, journal } = await drive({
   seed: SEED,
   from: FROM - 2 * MINUTE,
@@ -39,6 +42,9 @@ const { world, journal } = await drive({
     const counted = now >= FROM + 20 * MINUTE && now <= TO - 5 * MINUTE;
     if (!raceId) {
       if (counted) phases.discovery = (phases.discovery ?? 0) + 1;
+      const key = `discovery ${url.searchParams.get('date_from')} offset ${url.searchParams.get('offset') ?? 0}`;
+      if (counted) listings[key] = (listings[key] ?? 0) + 1;
+      listed.push(now);
       return;
     }
     const s = w.summaryAt(raceId, now);
@@ -148,10 +154,23 @@ for (const f of fetched) {
   row[p] = (row[p] ?? 0) + 1;
   series.set(k, row);
 }
-console.log('\nper 30 s: near late band far post');
+for (const at of listed) {
+  if (at < lo || at > hi) continue;
+  const row = series.get(Math.floor((at - lo) / 30_000)) ?? {};
+  row.listing = (row.listing ?? 0) + 1;
+  series.set(Math.floor((at - lo) / 30_000), row);
+}
+console.log(`\nlistings (measured window): ${JSON.stringify(listings)}`);
+// Races near their jump (Open, within 10 min of the advertised start or past it) at each 30 s bucket's middle.
+const nearAt = (t: number) =>
+  world.races.filter((r) => {
+    const x = world.summaryAt(r.id, t);
+    return x.status === 'Open' && x.startTime - t <= 10 * MINUTE;
+  }).length;
+console.log('\nper 30 s: minute-into-run near-races | requests: near late band far post listing');
 for (const [k, row] of [...series].sort((a, b) => a[0] - b[0]))
   console.log(
-    `${k}\t${row.near ?? 0}\t${row.late ?? 0}\t${row.band ?? 0}\t${row.far ?? 0}\t${row.post ?? 0}`,
+    `${(20 + k / 2).toFixed(1)}\t${nearAt(lo + k * 30_000 + 15_000)}\t| ${row.near ?? 0}\t${row.late ?? 0}\t${row.band ?? 0}\t${row.far ?? 0}\t${row.post ?? 0}\t${row.listing ?? 0}`,
   );
 const dump = arg('dump', '');
 if (dump) {

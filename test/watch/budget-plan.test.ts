@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NEAR_JUMP_MS, planBudget } from '../../src/watch/schedule/budget-plan.js';
+import { BAND_PEAK_GRACE_MS, PEAK_RACES } from '../../src/watch/schedule/peak.js';
 import { pollPolicy } from '../../src/watch/schedule/poll-policy.js';
 import { pickNext } from '../../src/watch/schedule/scheduler.js';
 import type { RaceWatch } from '../../src/watch/track/race-watch.js';
@@ -61,6 +62,16 @@ describe('the budget plan', () => {
     expect(plan.slices.earlyScratchings).toBeCloseTo(early, 6);
     expect(plan.slices.postJump).toBe(0);
     expect(plan.nearJumpShare).toBeCloseTo(rest / 60, 6);
+  });
+
+  it('in a peak of races near their jump, plans the band at its latest age and nothing further out (issue 26)', () => {
+    const races = field(T0);
+    for (let i = 4; i < PEAK_RACES; i++) races.set(`near-${i}`, race(`near-${i}`, T0 + 7 * MIN));
+    const plan = planBudget({ races: races.values(), now: T0, subscribers: new Map(), racesPerMinute: 60 });
+    expect(plan.intervalMs.get('later-0')).toBe(18 * MIN + BAND_PEAK_GRACE_MS);
+    expect(plan.intervalMs.has('far-0')).toBe(false);
+    const rest = 60 - (10 * 60) / 225 - 30 / 19;
+    expect(plan.slices.nearJump).toBeCloseTo(rest, 6);
   });
 
   it('keeps a subscribed race within the scheduler’s subscribed maximum', () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { applyMeetings } from '../../src/watch/schedule/discovery.js';
+import { PEAK_RACES, TROUGH_RACES } from '../../src/watch/schedule/peak.js';
 import {
   DEFAULT_SETTINGS,
   FAR_SCRATCHING_SHARE,
   type FreshnessSettings,
 } from '../../src/watch/schedule/poll-policy.js';
-import { isShareTurn, pickNext, usesTurn } from '../../src/watch/schedule/scheduler.js';
+import { isFarTurn, isShareTurn, pickNext, usesTurn } from '../../src/watch/schedule/scheduler.js';
 import type { RaceWatch } from '../../src/watch/track/race-watch.js';
 import { dividendsFinalAt, loadTimetable, modelStatus, runVirtualDay } from '../support/virtual-day.js';
 
@@ -453,6 +454,89 @@ describe('pickNext: value per request', () => {
     }
   });
 
+  describe('around a peak of races near their jump (peak.ts)', () => {
+    // PEAK_RACES races within 10 minutes of their start from `from + 5 min`: a peak begins then.
+    const peak = (at: number) =>
+      Array.from({ length: PEAK_RACES }, (_, i) =>
+        fetched({ ...a, raceId: `peak-${i}` }, { startTime: at + 10 * MIN, lastFetchAt: from - 5_000 }),
+      );
+    const earlyTurn = [...Array(20).keys()].find((n) =>
+      isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare),
+    )!;
+    const routine = [...Array(20).keys()].find(
+      (n) =>
+        !isShareTurn(n, DEFAULT_SETTINGS.earlyScratchingShare) &&
+        !isShareTurn(n, FAR_SCRATCHING_SHARE) &&
+        !isShareTurn(n, 0.25),
+    )!;
+    const bandAged = (ms: number) => fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - ms });
+
+    it('in a peak, leaves a race 1-3 h out until 19 minutes old, then takes it on any pick (issue 26)', () => {
+      const races = peak(from);
+      // 18 minutes old: due on an early-scratching turn out of a peak, not in one.
+      expect(pick([...races.slice(1), bandAged(18 * MIN)], from, DEFAULT_SETTINGS, earlyTurn)).toMatchObject({
+        raceId: b.raceId,
+      });
+      expect(pick([...races, bandAged(18 * MIN)], from, DEFAULT_SETTINGS, earlyTurn)).toMatchObject({
+        raceId: 'peak-0',
+      });
+      // 19 minutes old (the goal is 20): taken on a routine pick too.
+      expect(pick([...races, bandAged(19 * MIN)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
+        raceId: b.raceId,
+      });
+    });
+
+    it('before a peak and in a trough, visits a race 1-3 h out that would fall due in it, from 8 minutes before it (issue 26)', () => {
+      // The peak begins in 5 minutes; a race 10 minutes old would fall due 3 minutes into it. Another race
+      // 1-3 h out fetched a second ago: the band's paced turn is minutes away.
+      const other = fetched(
+        { ...b, raceId: 'other' },
+        { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
+      );
+      const near = fetched(
+        { ...a, raceId: 'near' },
+        { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 },
+      );
+      const races = [...peak(from + 5 * MIN), other, near];
+      expect(pick([...races, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, earlyTurn)).toMatchObject({
+        raceId: b.raceId,
+      });
+      // Not before it has waited half its maximum age, nor when no peak comes before it falls due.
+      expect(pick([...races, bandAged(8 * MIN)], from, DEFAULT_SETTINGS, earlyTurn)).toMatchObject({
+        raceId: 'near',
+      });
+      expect(
+        pick([...peak(from + 9 * MIN), other, near, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, earlyTurn),
+      ).toMatchObject({
+        raceId: 'near',
+      });
+      // Nor while more than TROUGH_RACES races are near their jump already: that is no trough to work in.
+      const busy = Array.from({ length: TROUGH_RACES }, (_, n) =>
+        fetched({ ...a, raceId: `busy-${n}` }, { startTime: from + 5 * MIN, lastFetchAt: from - 5_000 }),
+      );
+      expect(pick([...races, ...busy, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, earlyTurn)).toMatchObject({
+        raceId: 'near',
+      });
+      expect(
+        pick([...races, ...busy.slice(1), bandAged(10 * MIN)], from, DEFAULT_SETTINGS, earlyTurn),
+      ).toMatchObject({
+        raceId: b.raceId,
+      });
+    });
+
+    it('gives no turn to the races more than 3 h out in a peak (issue 26)', () => {
+      const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * 60 * MIN });
+      const farTurn = Array.from({ length: 300 }, (_, n) => n).find((n) =>
+        isFarTurn(n, DEFAULT_SETTINGS.earlyScratchingShare),
+      )!;
+      const races = peak(from);
+      expect(pick([...races.slice(1), far], from, DEFAULT_SETTINGS, farTurn)).toMatchObject({
+        raceId: c.raceId,
+      });
+      expect(pick([...races, far], from, DEFAULT_SETTINGS, farTurn)).toMatchObject({ raceId: 'peak-0' });
+    });
+  });
+
   it('gives a race entering the hour never fetched its first fetch at once, whatever the early share (issue 26)', () => {
     // Before the slices, at scratching value 0 such a race had weight 0 and never won a pick under a
     // saturated budget: its late scratchings and an abandonment went into its first document, unseen.
@@ -462,10 +546,13 @@ describe('pickNext: value per request', () => {
     expect(pick([near, unseen], from, settings, 3)).toMatchObject({ raceId: b.raceId });
   });
 
-  it('weighs a race at or past its advertised start twice: its jump and most of its moves are due', () => {
-    const before = fetched(a, { startTime: from + 30_000, lastFetchAt: from - 8_000 });
+  it('weighs a race at or past its advertised start 1.5 times: its jump and most of its moves are due (issue 26)', () => {
     const past = fetched(b, { startTime: from - 30_000, lastFetchAt: from - 6_000 });
-    expect(pick([before, past])).toMatchObject({ raceId: b.raceId });
+    // 1.5 x 6^2 = 54 against 8^2 = 64: the race before its start fetched 8 s ago goes first (at x2, 72, it did not).
+    const before = fetched(a, { startTime: from + 30_000, lastFetchAt: from - 8_000 });
+    expect(pick([before, past])).toMatchObject({ raceId: a.raceId });
+    // Fetched 7.2 s ago (51.84 < 54), it waits for the race past its start.
+    expect(pick([{ ...before, lastFetchAt: from - 7_200 }, past])).toMatchObject({ raceId: b.raceId });
   });
 
   it('never fetches a race hours away sooner than its minimum interval, even with nothing else to do', () => {

@@ -9,7 +9,9 @@
  * - lateScratchings: each race every `lateScratchingMaxAgeMs` (or its minimum interval, if longer).
  * - earlyScratchings: races 1-3 h out every `earlyScratchingMaxAgeMs` if `earlyScratchingShare` of the
  *   races' requests covers them (stretched evenly over that share if not); FAR_SCRATCHING_SHARE of them
- *   spread evenly over the races further out. What the band does not take goes to the scored races.
+ *   spread evenly over the races further out. What the band does not take goes to the scored races. In a
+ *   peak of races near their jump (peak.ts) the band is planned at its latest age (BAND_PEAK_GRACE_MS past
+ *   the maximum) and the races further out at none: they wait for the trough.
  * - nearJump and postJump, scored: the due race with the largest weight x (time since its last fetch)^2 goes
  *   next. In steady state every race whose minimum interval does not hold it back is then fetched when that
  *   score reaches one common level L, so its interval is sqrt(L / weight); L is the level at which their
@@ -19,6 +21,7 @@
  */
 
 import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
+import { BAND_PEAK_GRACE_MS, nextPeakAt } from './peak.js';
 import {
   DEFAULT_SETTINGS,
   FAR_SCRATCHING_SHARE,
@@ -86,7 +89,8 @@ const rateAt = (demands: readonly Demand[], level: number) =>
 export function planBudget(input: BudgetPlanInput): BudgetPlan {
   const settings = input.settings ?? DEFAULT_SETTINGS;
   const demands: Demand[] = [];
-  for (const race of input.races) {
+  const races = [...input.races];
+  for (const race of races) {
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
     const policy = pollPolicy(race, input.now, subscribers);
     if (!policy) continue;
@@ -115,7 +119,7 @@ export function planBudget(input: BudgetPlanInput): BudgetPlan {
       intervalMs.set(d.raceId, watched(d, Math.max(d.minIntervalMs, settings.lateScratchingMaxAgeMs)));
     }
   }
-  planEarly(demands, budget, settings, intervalMs, watched);
+  planEarly(demands, budget, settings, intervalMs, watched, nextPeakAt(races, input.now) <= input.now);
   const fixed = [...intervalMs.values()].reduce((sum, ms) => sum + 1 / ms, 0);
   const scored = demands.filter((d) => d.slice === 'nearJump' || d.slice === 'postJump');
   const left = Math.max(0, budget - fixed);
@@ -175,13 +179,19 @@ function planEarly(
   settings: FreshnessSettings,
   intervalMs: Map<string, number>,
   watched: (d: Demand, ms: number) => number,
+  inPeak: boolean,
 ): void {
   const early = demands.filter((d) => d.slice === 'earlyScratchings');
   const band = early.filter((d) => d.within3h);
   const far = early.filter((d) => !d.within3h);
   const share = budget * settings.earlyScratchingShare;
-  const bandMs = Math.max(settings.earlyScratchingMaxAgeMs, share > 0 ? band.length / share : Infinity);
-  const farShare = budget * FAR_SCRATCHING_SHARE;
+  // In a peak (peak.ts) the band waits to its latest age and the far share takes no turn.
+  const peakGrace = inPeak ? BAND_PEAK_GRACE_MS : 0;
+  const bandMs = Math.max(
+    settings.earlyScratchingMaxAgeMs + peakGrace,
+    share > 0 ? band.length / share : Infinity,
+  );
+  const farShare = inPeak ? 0 : budget * FAR_SCRATCHING_SHARE;
   const farMs = farShare > 0 ? far.length / farShare : Infinity;
   for (const [races, ms] of [
     [band, bandMs],

@@ -26,6 +26,14 @@
  * is past its deadline (a clump of them after a start); a share turn with nothing past due goes to the
  * score: the races at their jump get what the scratching slices do not need.
  *
+ * Around a peak of races near their jump (peak.ts: PEAK_RACES or more within 10 minutes of their advertised
+ * start, forecast from the timetable) the 1-3 h band and the far share step aside: in a peak the band takes
+ * only a race at its latest age (its maximum age and BAND_PEAK_GRACE_MS, within the 20-minute goal), on any
+ * pick, and nothing on its paced or share turns, and the far share takes no turn; before a peak, from
+ * BAND_AHEAD_LEAD_MS ahead of it and while at most TROUGH_RACES races are near their jump, a race that would
+ * fall due in it is due once half its maximum age has passed (work ahead: the troughs pay for the peak).
+ * In a peak the near-jump slice's requests per race were the tail of the odds latency (issue 26).
+ *
  * A subscribed race with no document yet (never fetched by this poller: after a start, a takeover or a
  * wiped store, that is every race) is overdue like any other and ranked by its score, so the races at the
  * jump are refilled first; ranked by start time instead, a new leader with 189 subscribed races spent
@@ -45,6 +53,7 @@
  */
 
 import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
+import { BAND_PEAK_GRACE_MS, PeakForecast, TROUGH_RACES } from './peak.js';
 import {
   DEFAULT_SETTINGS,
   DIVIDENDS_EVERY_MS,
@@ -119,6 +128,10 @@ const NEVER_FETCHED_AGE_MS = 60_000;
 /** Added to an overdue race's score: above any routine score, below urgent (infinite). */
 const OVERDUE_SCORE = 1e15;
 const THREE_HOURS_MS = 3 * 3_600_000;
+/** Rank of a race 1-3 h out at its latest age in a peak: above every other rank of the band. */
+const BAND_LATEST_RANK = 3e13;
+/** Before a peak, the band visits the races that would fall due in it from this long before it begins. */
+const BAND_AHEAD_LEAD_MS = 8 * 60_000;
 /**
  * Late-scratching deadlines overtake the score on at most this share of race picks: the races within the
  * hour listed together (all of them after a start) fall due together, and taking them all at once left the
@@ -161,11 +174,14 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
   const latePace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   const bandPace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
+  const forecast = new PeakForecast(now);
+  const band: Candidate[] = [];
   for (const race of input.races) {
     // An over race is past its jump: no paced slice counts it.
     if ((overSince.get(race) ?? Number.POSITIVE_INFINITY) <= now) continue;
     const inFlight = input.inFlight.has(race.raceId);
     countPace(race, now, inFlight, latePace, bandPace);
+    forecast.add(race);
     if (inFlight) continue;
     const subscribers = input.subscribers.get(race.raceId) ?? 0;
     const policy = pollPolicy(race, now, subscribers);
@@ -198,20 +214,14 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       (!dividends || c.last < dividends.last)
     )
       dividends = c;
-    considerScratching(scratch, c, now, settings, farTurn);
+    considerScratching(scratch, c, now, settings, farTurn, band);
     const score = urgent ? Number.POSITIVE_INFINITY : scoreOf(c, now, subscribers);
     // Ties (several dirty races, say) go to the race that jumps first.
     if (!best || score > best.score || (score === best.score && race.startTime < best.c.race.startTime)) {
       best = { c, score, urgent };
     }
   }
-  const race = (c: Candidate, urgent: boolean, deadline?: true): Pick => ({
-    kind: 'race',
-    raceId: c.race.raceId,
-    weight: c.policy.weight,
-    urgent,
-    ...(deadline ? { deadline } : {}),
-  });
+  const inPeak = rankBand(scratch, band, now, settings, forecast);
   if (first) return race(first, false);
   if (discoveryDue) return { kind: 'discovery' };
   if (refill) return race(refill, true);
@@ -223,12 +233,25 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   const takes = (pick: Ranked | undefined, turn: boolean, pace: Pace, maxAgeMs: number): pick is Ranked =>
     pick !== undefined && ((turn && pick.rank >= 0) || (!watchedDue && paced(pace, now, maxAgeMs)));
   const { early, far, late } = scratch;
-  if (takes(early, earlyTurn, bandPace, settings.earlyScratchingMaxAgeMs)) return race(early.c, false);
-  if (far) return race(far.c, false);
+  if (inPeak) {
+    // In a peak the band takes only a race at its latest age, on any pick; no far turn.
+    if (early && early.rank >= BAND_LATEST_RANK) return race(early.c, false);
+  } else {
+    if (takes(early, earlyTurn, bandPace, settings.earlyScratchingMaxAgeMs)) return race(early.c, false);
+    if (far) return race(far.c, false);
+  }
   if (takes(late, lateTurn, latePace, settings.lateScratchingMaxAgeMs)) return race(late.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
 }
+
+const race = (c: Candidate, urgent: boolean, deadline?: true): Pick => ({
+  kind: 'race',
+  raceId: c.race.raceId,
+  weight: c.policy.weight,
+  urgent,
+  ...(deadline ? { deadline } : {}),
+});
 
 /**
  * Order among the races near their jump this poller has not fetched: the one no term fetched lately, then the
@@ -270,6 +293,7 @@ function considerScratching(
   now: number,
   settings: FreshnessSettings,
   farTurn: boolean,
+  band: Candidate[],
 ): void {
   const better = (held: Ranked | undefined, rank: number) => !held || rank > held.rank;
   if (c.policy.slice === 'lateScratchings') {
@@ -277,13 +301,29 @@ function considerScratching(
     if (better(picks.late, rank)) picks.late = { c, rank };
   }
   if (c.policy.slice !== 'earlyScratchings') return;
-  if (inBand(c.race, now)) {
-    const rank = bandRank(c, now, settings);
-    if (better(picks.early, rank)) picks.early = { c, rank };
-  } else if (farTurn) {
+  if (inBand(c.race, now)) band.push(c);
+  else if (farTurn) {
     const rank = farRank(c, now);
     if (better(picks.far, rank)) picks.far = { c, rank };
   }
+}
+
+/** Ranks the races 1-3 h out (`bandRank`) into `picks.early`; answers whether a peak is on (peak.ts). */
+function rankBand(
+  picks: ScratchPicks,
+  band: readonly Candidate[],
+  now: number,
+  settings: FreshnessSettings,
+  forecast: PeakForecast,
+): boolean {
+  const peakAt = forecast.nextPeakAt();
+  // Work ahead only in a trough: moved from one busy stretch to another, the requests cost as much there.
+  const aheadOf = forecast.loadNow() <= TROUGH_RACES ? peakAt : Number.POSITIVE_INFINITY;
+  for (const c of band) {
+    const rank = bandRank(c, now, settings, peakAt, aheadOf);
+    if (!picks.early || rank > picks.early.rank) picks.early = { c, rank };
+  }
+  return peakAt <= now;
 }
 
 /** An early-scratching race within 3 h of its start: the paced 1-3 h band, not the far share. */
@@ -327,13 +367,34 @@ const paced = (pace: Pace, now: number, maxAgeMs: number) =>
  * ranked by age alone, a race never fetched counted as listed-ago (an hour and more) and every one entering
  * the band went before a race fetched 19 minutes ago, which then waited 26-30 minutes (seeds 7 and 8 of the
  * freshness bench, issue 26). A race fetched within its maximum age is not due (negative: how long until it
- * is): a share turn goes to the score, a paced turn takes the race nearest its deadline.
+ * is): a share turn goes to the score, a paced turn takes the race nearest its deadline. Before a peak
+ * (`aheadOf`: the next peak's start, peak.ts, while in a trough) a race that would fall due in it ranks as due
+ * from BAND_AHEAD_LEAD_MS before it, once half its maximum age has passed; in a peak (`peakAt` passed) only a
+ * race at its latest age ranks as due (BAND_LATEST_RANK and up).
  */
-function bandRank(c: Candidate, now: number, settings: FreshnessSettings): number {
+function bandRank(
+  c: Candidate,
+  now: number,
+  settings: FreshnessSettings,
+  peakAt: number,
+  aheadOf: number,
+): number {
   const enteredBand = c.race.startTime - THREE_HOURS_MS;
-  const overdue =
-    now - Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand) - settings.earlyScratchingMaxAgeMs;
+  const since = Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand);
+  const age = now - since;
+  const maxAge = settings.earlyScratchingMaxAgeMs;
+  if (peakAt <= now) {
+    // In a peak: only a race at its latest age (within the 20-minute goal) is due, whatever its turn; a race
+    // never fetched counts from when it was listed (after a start, every race in the band is one).
+    const known = Math.max(c.race.lastFetchAt ?? c.race.discoveredAt, enteredBand);
+    const late = now - known - maxAge - BAND_PEAK_GRACE_MS;
+    return late >= 0 ? BAND_LATEST_RANK + late : late;
+  }
+  const overdue = age - maxAge;
   if (overdue >= 0) return 2e13 + overdue;
+  // Work ahead: a race that would fall due in the coming peak goes before it, oldest first.
+  if (since + maxAge >= aheadOf && now >= aheadOf - BAND_AHEAD_LEAD_MS && age >= maxAge / 2)
+    return 2e13 + overdue;
   return c.race.lastFetchAt === undefined ? 1e13 + (now - c.last) : overdue;
 }
 
