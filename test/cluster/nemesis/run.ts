@@ -255,11 +255,22 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     };
     const bus = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
     bus.on('error', () => {});
+    // The node Redis names as the lease's holder, once it also says it leads. Any node that says it leads is
+    // not enough: on the unsafe trust an ex-leader says so for seconds after it lost the lease (a wipe takes
+    // the lease with it), and pausing one whose trust ends while it is stopped exercises no fence (seed
+    // 700628375: n1, leading on trust since the wipe 8.7 s before, resumed with its trust over, wrote nothing).
+    const leaseReader = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    leaseReader.on('error', () => {});
+    const holderOfLease = async () => {
+      const name = (await leaseReader.get(`${PREFIX}poller-lease`).catch(() => null))?.split('|')[0];
+      const named = nodes.find((n) => alive(n) && n.name === name);
+      return named && (await getJson(named, '/v1/ops'))?.body.cluster?.leader ? named : undefined;
+    };
     for (const step of faultSchedule(opts.seed, durationMs)) {
       const wait = t0 + step.at - Date.now();
       if (wait > 0) await sleep(wait);
       const holder = step.fault.endsWith('-leader')
-        ? await waitFor('a leader', 20_000, leader).catch(() => undefined)
+        ? await waitFor('the lease holder', 20_000, holderOfLease).catch(() => undefined)
         : undefined;
       note(`${step.fault}${holder ? ` ${holder.name}` : ''} (hold ${step.holdMs} ms)`);
       switch (step.fault) {
@@ -319,6 +330,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     scratching = false;
     await scratcher;
     bus.disconnect();
+    leaseReader.disconnect();
     note('schedule over: checking');
 
     // The log's heads; every live subscriber must reach them. Read again at every look: the leader still
