@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 export interface RedisScript {
-  run(redis: Redis, keys: string[], args: Array<string | number>): Promise<unknown>;
+  run(redis: Redis, keys: string[], args: Array<string | number | Buffer>): Promise<unknown>;
 }
 
 export function defineScript(source: string): RedisScript {
