@@ -16,6 +16,9 @@
  * judgements need 3 days and say so). Every race hour a line on stderr gives the trend and the cost: CPU
  * seconds of this process (simulator included) and upstream requests so far. `--max-wall-min M` stops the
  * same way after M minutes of wall time. `--keep-data-dir yes` leaves DATA_DIR for `bench/log-bytes.ts`.
+ * `--store redis --redis-families yes` adds to every hourly line Redis's memory by key family
+ * (`support/redis-bytes.ts`); `--keep-redis yes` leaves the soak's redis-server running at the end (its pid and
+ * url printed) for `bench/redis-bytes.ts`.
  * `--from T` starts both clocks at the instant T instead of now: without it a run covers the races of the
  * wall clock's time of day, so two runs started at different hours cannot be compared.
  *
@@ -33,6 +36,7 @@ import { loadConfig } from '../src/config.js';
 import { createInFlight } from '../src/in-flight.js';
 import { startRacewire } from '../src/runtime.js';
 import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
+import { familiesLine, familiesTable } from './support/redis-bytes.js';
 import { followBusiestRaces } from './support/soak-followers.js';
 import { type SoakRedis, startSoakRedis } from './support/soak-redis.js';
 
@@ -51,6 +55,9 @@ const SEED = args.get('seed') ?? '1';
 const STEP_MS = Number(args.get('step-ms') ?? 5_000);
 /** `--keep-data-dir yes`: leave DATA_DIR for `bench/log-bytes.ts` instead of removing it at the end. */
 const KEEP_DATA_DIR = args.get('keep-data-dir') === 'yes';
+/** `--redis-families yes`: Redis's memory by key family on every hourly line; `--keep-redis yes`: leave it up. */
+const REDIS_FAMILIES = args.get('redis-families') === 'yes';
+const KEEP_REDIS = args.get('keep-redis') === 'yes';
 /** `--from T`: the instant (ISO 8601) both clocks start at; unset, now. */
 const FROM = args.has('from') ? Date.parse(args.get('from')!) : undefined;
 if (FROM !== undefined && Number.isNaN(FROM))
@@ -265,6 +272,7 @@ for (let day = 1; day <= DAYS && raceClock.now() < stopAt; day++) {
       console.error(
         `  day ${day} ${new Date(raceClock.now()).toISOString()}: RSS ${mb(rss)} MB, heap after GC ${mb(heapUsed)} MB, ${storeName} ${mb(await storeBytes())}, ${m.requests} requests, ${m.events} events, ${deliveredCount} webhooks, ${m.expiredStreams} expired streams, CPU ${cpuS()} s, wall ${wallS()} s`,
       );
+      if (redis && REDIS_FAMILIES) console.error(`    ${familiesLine(await redis.families())}`);
     }
   }
   gc();
@@ -351,7 +359,9 @@ judgements.push([
 for (const ws of sockets) ws.terminate();
 followers.close();
 await racewire.stop();
-await redis?.stop();
+if (redis && REDIS_FAMILIES) console.log(familiesTable(await redis.families()));
+if (redis && KEEP_REDIS) console.log(`redis-server kept: ${redis.url}, pid ${redis.leave()}`);
+else await redis?.stop();
 receiver.close();
 if (KEEP_DATA_DIR) console.log(`DATA_DIR kept: ${dir}`);
 else rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { type RedisBytes, redisBytes } from './redis-bytes.js';
 
 export interface SoakRedis {
   url: string;
@@ -13,7 +14,11 @@ export interface SoakRedis {
    * CPU seconds the server has used (INFO cpu, user + system): the Redis soak's cost beyond its own process.
    */
   figures(): Promise<{ usedBytes: number; keys: number; expiring: number; cpuS: number }>;
+  /** Its memory by key family (`redis-bytes.ts`): SCAN and MEMORY USAGE of every key. */
+  families(): Promise<RedisBytes>;
   stop(): Promise<void>;
+  /** Disconnects and leaves the server running (`--keep-redis yes`): answers its pid, to stop it by. */
+  leave(): number | undefined;
 }
 
 const field = (info: string, name: string): number =>
@@ -58,6 +63,12 @@ export async function startSoakRedis(port: number): Promise<SoakRedis> {
         expiring: field(keyspace, 'expires'),
         cpuS: Math.round((seconds('used_cpu_user') + seconds('used_cpu_sys')) * 10) / 10,
       };
+    },
+    families: () => redisBytes(client),
+    leave() {
+      client.disconnect();
+      server.unref();
+      return server.pid;
     },
     async stop() {
       client.disconnect();

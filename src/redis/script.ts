@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 export interface RedisScript {
   /** The SHA-1 of the source: what EVALSHA names it by (and what MONITOR shows of its calls). */
   readonly sha: string;
-  run(redis: Redis, keys: string[], args: Array<string | number>): Promise<unknown>;
+  run(redis: Redis, keys: string[], args: Array<string | number | Buffer>): Promise<unknown>;
 }
 
 export function defineScript(source: string): RedisScript {

@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRedisEventLog } from '../../src/store/redis/redis-event-log.js';
+import { createRedisEventLog, valueText } from '../../src/store/redis/redis-event-log.js';
+import { unpackDocument } from '../../src/store/sqlite/checkpoints.js';
 import { diffDocuments } from '../../src/watch/track/diff.js';
 import type { normaliseEvent } from '../../src/watch/track/normalise.js';
 import { resumedState, trackRace } from '../../src/watch/track/track-race.js';
@@ -21,7 +22,7 @@ describeWithRedis('Redis checkpoints', (url) => {
 
   /** What the store holds for stream r1: the checkpoint's value of `v` and the patches pushed since. */
   const stored = async (prefix: string) => ({
-    checkpoint: JSON.parse((await redis.get(`${prefix}{r1}:doc`)) ?? 'null')?.v,
+    checkpoint: JSON.parse(valueText((await redis.getBuffer(`${prefix}{r1}:doc`)) ?? Buffer.from('null')))?.v,
     patches: await redis.llen(`${prefix}{r1}:patches`),
   });
 
@@ -103,6 +104,102 @@ describeWithRedis('Redis checkpoints', (url) => {
       expect(await log.head('r1')).toMatchObject({ seq: 5, documentSeq: 0, document: undefined });
       await log.append('r1', { entries: [snapshot({ v: 9 })], document: { v: 9 }, now: T0 });
       expect(await log.head('r1')).toMatchObject({ seq: 6, documentSeq: 6, document: { v: 9 } });
+    });
+
+    it('stores checkpoints and entries packed, and the feed text', async () => {
+      const prefix = nextPrefix();
+      const log = createRedisEventLog({ redis, prefix, checkpointEvery: 100 });
+      const doc = { runners: Array.from({ length: 50 }, (_, i) => ({ name: `runner ${i}`, odds: 2 + i })) };
+      await log.append('r1', { entries: [snapshot(doc), event('tick')], document: doc, now: T0 });
+      const ops = [{ op: 'replace' as const, path: '/runners/0/odds', value: 3 }];
+      const next = structuredClone(doc);
+      next.runners[0]!.odds = 3;
+      await log.append('r1', { entries: [patch(ops)], document: next, now: T0 });
+      // The checkpoint: a 0 byte, then brotli of the document's JSON.
+      const checkpoint = (await redis.getBuffer(`${prefix}{r1}:doc`))!;
+      expect(checkpoint[0]).toBe(0);
+      expect(JSON.parse(unpackDocument(checkpoint.subarray(1)))).toEqual(doc);
+      expect(checkpoint.length).toBeLessThan(JSON.stringify(doc).length / 4);
+      const rows = await redis.xrangeBuffer(`${prefix}{r1}:log`, '-', '+');
+      expect(rows.map(([, f]) => [f[0]!.toString(), f[1]![0]])).toEqual([
+        ['z', 0],
+        ['z', 0],
+        ['z', 0],
+      ]);
+      expect(JSON.parse(valueText(rows[0]![1][1]!))).toMatchObject({
+        kind: 'snapshot',
+        seq: 1,
+        document: doc,
+      });
+      expect(JSON.parse(valueText(rows[1]![1][1]!))).toMatchObject({ kind: 'event', seq: 2 });
+      // The feed's copy of the event is text: its reader parses it.
+      const feed = await redis.xrange(`${prefix}feed`, '-', '+');
+      expect(feed.map(([, f]) => [f[0], JSON.parse(f[1]!).seq])).toEqual([['e', 2]]);
+      expect(JSON.parse(valueText(rows[2]![1][1]!))).toMatchObject({ kind: 'patch', seq: 3, base: 1, ops });
+      const read = await log.read('r1', 0);
+      expect(read.ok && read.entries.map((e) => [e.kind, e.seq])).toEqual([
+        ['snapshot', 1],
+        ['event', 2],
+        ['patch', 3],
+      ]);
+      expect(read.ok && read.entries[0]).toMatchObject({ document: doc });
+      expect((await log.head('r1')).document).toEqual(next);
+    });
+
+    it('reads what the previous layout wrote as text: checkpoint, snapshot and patch entries', async () => {
+      const prefix = nextPrefix();
+      const epoch = 'epoch-old';
+      const base = { stream: 'r1', timestamp: T0.toISOString(), epoch };
+      const doc = { v: 0 };
+      const ops = [{ op: 'replace', path: '/v', value: 1 }];
+      await redis
+        .multi()
+        .set(`${prefix}epoch`, epoch)
+        .hset(`${prefix}{r1}:head`, {
+          epoch,
+          seq: 3,
+          documentSeq: 3,
+          patchesSince: 1,
+          updatedAt: T0.getTime(),
+        })
+        .set(`${prefix}{r1}:doc`, JSON.stringify(doc))
+        .rpush(`${prefix}{r1}:patches`, JSON.stringify(ops))
+        .xadd(
+          `${prefix}{r1}:log`,
+          '1-0',
+          'e',
+          JSON.stringify({ kind: 'snapshot', seq: 1, ...base, document: doc }),
+        )
+        .xadd(
+          `${prefix}{r1}:log`,
+          '2-0',
+          'e',
+          JSON.stringify({ kind: 'event', seq: 2, ...base, event: { type: 'x' } }),
+        )
+        .xadd(
+          `${prefix}{r1}:log`,
+          '3-0',
+          'e',
+          JSON.stringify({ kind: 'patch', seq: 3, ...base, base: 1, ops }),
+        )
+        .sadd(`${prefix}streams`, 'r1')
+        .exec();
+      const log = createRedisEventLog({ redis, prefix });
+      expect(await log.head('r1')).toEqual({
+        stream: 'r1',
+        epoch,
+        seq: 3,
+        documentSeq: 3,
+        document: { v: 1 },
+      });
+      const read = await log.read('r1', 0);
+      expect(read.ok && read.entries.map((e) => e.kind)).toEqual(['snapshot', 'event', 'patch']);
+      expect(read.ok && read.entries[0]).toMatchObject({ document: doc });
+      expect(read.ok && read.entries[2]).toMatchObject({ ops });
+      // The next append goes on from there, and its checkpoint is packed.
+      await log.append('r1', { entries: [snapshot({ v: 2 })], document: { v: 2 }, now: T0 });
+      expect((await redis.getBuffer(`${prefix}{r1}:doc`))![0]).toBe(0);
+      expect(await log.head('r1')).toMatchObject({ seq: 4, documentSeq: 4, document: { v: 2 } });
     });
 
     // Member order is not a change (no op): deep equality, as on SQLite.

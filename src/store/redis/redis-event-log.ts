@@ -8,7 +8,8 @@
  * every node. The Redis client is the caller's: close() does not quit it.
  *
  * Every event entry also goes, in the append's own script, to the feed stream (`<prefix>feed`) that the
- * webhook outbox reads from its cursor.
+ * webhook outbox reads from its cursor. Checkpoints and the stream's entries are stored packed (brotli, as
+ * the SQLite log's checkpoints: `packValue`); the feed's copy of an event stays text.
  */
 import { randomUUID } from 'node:crypto';
 import type { Operation } from 'fast-json-patch';
@@ -18,7 +19,13 @@ import { RedisStoreError, redisCall } from '../../redis/errors.js';
 import { EventLogError } from '../errors.js';
 import { assertCount, checkRead, stampChange } from '../log-rules.js';
 import type { EventFeed, EventLog, ReadResult, StreamHead } from '../ports.js';
-import { applyPatches, checkpointDue, DEFAULT_CHECKPOINT_EVERY } from '../sqlite/checkpoints.js';
+import {
+  applyPatches,
+  checkpointDue,
+  DEFAULT_CHECKPOINT_EVERY,
+  packDocument,
+  unpackDocument,
+} from '../sqlite/checkpoints.js';
 import { appendScript, expireScript } from './append-script.js';
 
 export interface RedisEventLogOptions {
@@ -63,6 +70,17 @@ export function redisLogKeys(prefix: string) {
 }
 
 type XEntries = Array<[id: string, fields: string[]]>;
+type XBufferEntries = Array<[id: Buffer, fields: Buffer[]]>;
+
+/**
+ * A packed value starts with this byte (JSON text never does), then brotli at the checkpoints' setting
+ * (`packDocument`): checkpoints (`{S}:doc`) and a stream's entries (field `z` instead of `e`). Values written
+ * as text before (no marker, field `e`) still read.
+ */
+const PACKED = 0;
+export const packValue = (json: string): Buffer => Buffer.concat([Buffer.of(PACKED), packDocument(json)]);
+export const valueText = (value: Buffer): string =>
+  value[0] === PACKED ? unpackDocument(value.subarray(1)) : value.toString('utf8');
 
 // biome-ignore lint/complexity/noExcessiveLinesPerFunction: an adapter of the event log port: its methods share the client, keys and scripts and each is short
 export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
@@ -148,10 +166,11 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
       const tx = redis
         .multi()
         .hgetall(keys.head(stream))
-        .get(keys.document(stream))
+        .getBuffer(keys.document(stream))
         .lrange(keys.patches(stream), 0, -1);
       const results = await execAll(`head of ${stream}`, tx);
-      [hash, doc, patches] = results as [Record<string, string>, string | null, string[]];
+      const [h, packed, p] = results as [Record<string, string>, Buffer | null, string[]];
+      [hash, doc, patches] = [h, packed === null ? null : valueText(packed), p];
     } else {
       hash = await redisCall(`head of ${stream}`, () => redis.hgetall(keys.head(stream)));
     }
@@ -165,6 +184,16 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
       const json = fields[fields.indexOf('e') + 1];
       if (json === undefined) throw new RedisStoreError('corrupt_state', `stream entry ${id} has no e field`);
       return JSON.parse(json) as LogEntry;
+    });
+
+  /** A stream's entries read as Buffers: field `z` packed, `e` JSON text (written before packing). */
+  const parseBufferEntries = (rows: XBufferEntries): LogEntry[] =>
+    rows.map(([id, fields]) => {
+      const name = fields[0]?.toString();
+      const value = fields[1];
+      if ((name !== 'e' && name !== 'z') || value === undefined)
+        throw new RedisStoreError('corrupt_state', `stream entry ${id} has no e or z field`);
+      return JSON.parse(name === 'z' ? valueText(value) : value.toString('utf8')) as LogEntry;
     });
 
   const appendOnce = async (stream: StreamId, change: Parameters<EventLog['append']>[1]) => {
@@ -198,9 +227,9 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
       const checkpoint =
         patch === undefined ||
         checkpointDue(head.patchesSince + 1, checkpointEvery, patch.ops, change.document);
-      let documentArg = '';
+      let documentArg: string | Buffer = '';
       if (stamped.documentSeq !== undefined)
-        documentArg = JSON.stringify(checkpoint ? change.document : patch?.ops);
+        documentArg = checkpoint ? packValue(JSON.stringify(change.document)) : JSON.stringify(patch?.ops);
       const args = [
         head.seq,
         token,
@@ -208,11 +237,14 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         documentArg,
         window ?? '',
         stream,
-        stamped.entries.map((e) => (e.kind === 'event' ? '1' : '0')).join(''),
+        stamped.entries.map((e) => (e.kind === 'event' ? '1' : '2')).join(''),
         change.now.getTime(),
         head.epoch,
         checkpoint ? 'c' : 'p',
-        ...json,
+        // Every entry packed into the stream (a race's snapshot is ~170 kB of text, 20 kB packed;
+        // bench/redis-bytes.ts), then the events again as text for the feed, which its reader parses.
+        ...json.map(packValue),
+        ...json.filter((_, i) => stamped.entries[i]!.kind === 'event'),
       ];
       const reply = (await redisCall(`append to ${stream}`, () =>
         appendScript.run(redis, scriptKeys, args),
@@ -285,8 +317,8 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         .hgetall(keys.head(stream))
         .get(keys.epoch)
         .xrange(keys.entries(stream), '-', '+', 'COUNT', 1);
-      if (limit === undefined) tx.xrange(keys.entries(stream), `${afterSeq + 1}-0`, '+');
-      else if (limit > 0) tx.xrange(keys.entries(stream), `${afterSeq + 1}-0`, '+', 'COUNT', limit);
+      if (limit === undefined) tx.xrangeBuffer(keys.entries(stream), `${afterSeq + 1}-0`, '+');
+      else if (limit > 0) tx.xrangeBuffer(keys.entries(stream), `${afterSeq + 1}-0`, '+', 'COUNT', limit);
       const results = await execAll(`read ${stream}`, tx);
       const hash = results[0] as Record<string, string>;
       const head = toHead(stream, hash, hash.epoch ?? (await logEpoch(results[1] as string | null)), null);
@@ -297,7 +329,7 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         const { patchesSince: _, ...full } = await readHead(stream, true);
         return { ...refused, head: full };
       }
-      return { ok: true, entries: parseEntries((results[3] as XEntries | undefined) ?? []) };
+      return { ok: true, entries: parseBufferEntries((results[3] as XBufferEntries | undefined) ?? []) };
     },
 
     async streams() {

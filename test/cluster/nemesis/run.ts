@@ -10,7 +10,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { redisLogKeys } from '../../../src/store/redis/redis-event-log.js';
+import { redisLogKeys, valueText } from '../../../src/store/redis/redis-event-log.js';
 import {
   clusterEnv,
   freePort,
@@ -379,11 +379,11 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     // 2. Every event the log holds reached every live subscriber of its stream.
     const logEvents = new Map<string, { id: string; seq: number; at: number }[]>();
     for (const race of races) {
-      const raw = (await admin.xrange(keys.entries(race.id), '-', '+')) as [string, string[]][];
+      const raw = await admin.xrangeBuffer(keys.entries(race.id), '-', '+');
       logEvents.set(
         race.id,
         raw.flatMap(([, fields]) => {
-          const e = JSON.parse(fields[1]!) as {
+          const e = JSON.parse(valueText(fields[1]!)) as {
             kind: string;
             seq: number;
             timestamp: string;
