@@ -524,6 +524,26 @@ describe('pickNext: value per request', () => {
       });
     });
 
+    it('in a peak, leaves the races within the hour to their 225 s deadline: no paced turn (issue 26)', () => {
+      // The only race within the hour, 150 s old: out of a peak its paced turn (225 s / 2) has come.
+      const late = (ms: number) =>
+        fetched({ ...b, raceId: 'late' }, { startTime: from + 40 * MIN, lastFetchAt: from - ms });
+      const lateTurn = 3; // isShareTurn(3, 1/4)
+      expect(pick([...peak(from).slice(1), late(150_000)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
+        raceId: 'late',
+      });
+      expect(pick([...peak(from), late(150_000)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
+        raceId: 'peak-0',
+      });
+      expect(pick([...peak(from), late(224_999)], from, DEFAULT_SETTINGS, lateTurn)).toMatchObject({
+        raceId: 'peak-0',
+      });
+      // At its deadline it goes on a late-scratching share turn, as out of a peak.
+      expect(pick([...peak(from), late(225_000)], from, DEFAULT_SETTINGS, lateTurn)).toMatchObject({
+        raceId: 'late',
+      });
+    });
+
     it('gives no turn to the races more than 3 h out in a peak (issue 26)', () => {
       const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * 60 * MIN });
       const farTurn = Array.from({ length: 300 }, (_, n) => n).find((n) =>
