@@ -230,27 +230,25 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   // A slice's most overdue race goes on the slice's share turn when past its deadline, or on its paced turn;
   // a paced turn waits for a subscribed race overdue as watched (its pace runs from the slice's last fetch).
   const watchedDue = best !== undefined && best.score >= OVERDUE_SCORE;
-  const takes = (pick: Ranked | undefined, turn: boolean, pace: Pace, maxAgeMs: number): pick is Ranked =>
-    pick !== undefined && ((turn && pick.rank >= 0) || (!watchedDue && paced(pace, now, maxAgeMs)));
   const { early, far, late } = scratch;
   if (inPeak) {
     // In a peak the band takes only a race at its latest age, on any pick; no far turn.
     if (early && early.rank >= BAND_LATEST_RANK) return race(early.c, false);
   } else {
-    if (takes(early, earlyTurn, bandPace, settings.earlyScratchingMaxAgeMs)) return race(early.c, false);
+    if (takes(early, earlyTurn, !watchedDue && paced(bandPace, now, settings.earlyScratchingMaxAgeMs)))
+      return race(early.c, false);
     if (far) return race(far.c, false);
   }
-  // In a peak the races within the hour wait for their deadline (share turns only): their pace spent ~11 % of
-  // the budget there, a little within the deadline each.
-  if (
-    inPeak
-      ? late !== undefined && lateTurn && late.rank >= 0
-      : takes(late, lateTurn, latePace, settings.lateScratchingMaxAgeMs)
-  )
+  // In a peak the races within the hour wait for their deadline (share turns only): no paced turn.
+  if (takes(late, lateTurn, !inPeak && !watchedDue && paced(latePace, now, settings.lateScratchingMaxAgeMs)))
     return race(late.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
 }
+
+/** Whether a scratching slice takes its race: on its share turn when past its deadline, or on its paced turn. */
+const takes = (pick: Ranked | undefined, shareTurn: boolean, pacedTurn: boolean): pick is Ranked =>
+  pick !== undefined && ((shareTurn && pick.rank >= 0) || pacedTurn);
 
 const race = (c: Candidate, urgent: boolean, deadline?: true): Pick => ({
   kind: 'race',
