@@ -424,8 +424,9 @@ describe('pickNext: value per request', () => {
   });
 
   it('fetches the races within the hour at an even pace, one of N every 225 s / (N + 1), whatever the share turns (issue 26)', () => {
-    // Twelve races 10-60 minutes out, last fetched in a clump; ten races at their jump take every other slot.
-    const near = Array.from({ length: 10 }, (_, i) =>
+    // Twelve races 10-60 minutes out, last fetched in a clump; nine races at their jump (no peak: at ten the
+    // races within the hour wait for their deadline) take every other slot.
+    const near = Array.from({ length: PEAK_RACES - 1 }, (_, i) =>
       fetched({ ...a, raceId: `near-${i}` }, { startTime: from + 9 * MIN }),
     );
     const late = Array.from({ length: 12 }, (_, i) =>
