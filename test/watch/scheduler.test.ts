@@ -424,9 +424,8 @@ describe('pickNext: value per request', () => {
   });
 
   it('fetches the races within the hour at an even pace, one of N every 225 s / (N + 1), whatever the share turns (issue 26)', () => {
-    // Twelve races 10-60 minutes out, last fetched in a clump; nine races at their jump (no peak: at ten the
-    // races within the hour wait for their deadline) take every other slot.
-    const near = Array.from({ length: PEAK_RACES - 1 }, (_, i) =>
+    // Twelve races 10-60 minutes out, last fetched in a clump; ten races at their jump take every other slot.
+    const near = Array.from({ length: 10 }, (_, i) =>
       fetched({ ...a, raceId: `near-${i}` }, { startTime: from + 9 * MIN }),
     );
     const late = Array.from({ length: 12 }, (_, i) =>
@@ -525,24 +524,33 @@ describe('pickNext: value per request', () => {
       });
     });
 
-    it('in a peak, leaves the races within the hour to their 225 s deadline: no paced turn (issue 26)', () => {
-      // The only race within the hour, 150 s old: out of a peak its paced turn (225 s / 2) has come.
-      const late = (ms: number) =>
-        fetched({ ...b, raceId: 'late' }, { startTime: from + 40 * MIN, lastFetchAt: from - ms });
-      const lateTurn = 3; // isShareTurn(3, 1/4)
-      expect(pick([...peak(from).slice(1), late(150_000)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
-        raceId: 'late',
+    it('working ahead of a peak, gives the band the late-scratching turns the races within the hour leave (issue 26)', () => {
+      const other = fetched(
+        { ...b, raceId: 'other' },
+        { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
+      );
+      const near = fetched(
+        { ...a, raceId: 'near' },
+        { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 },
+      );
+      const lateTurn = 3; // isShareTurn(3, 1/4), and no early-scratching turn
+      expect(isShareTurn(lateTurn, DEFAULT_SETTINGS.earlyScratchingShare)).toBe(false);
+      // The peak's races are 15 minutes out, fetched 5 s ago: none of the races within the hour is due.
+      const races = [...peak(from + 5 * MIN), other, near];
+      expect(pick([...races, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, lateTurn)).toMatchObject({
+        raceId: b.raceId,
       });
-      expect(pick([...peak(from), late(150_000)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
-        raceId: 'peak-0',
+      // A race within the hour past its deadline keeps its turn; and no peak ahead, no extra turn.
+      const due = fetched(
+        { ...c, raceId: 'due' },
+        { startTime: from + 40 * MIN, lastFetchAt: from - 225_000 },
+      );
+      expect(pick([...races, due, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, lateTurn)).toMatchObject({
+        raceId: 'due',
       });
-      expect(pick([...peak(from), late(224_999)], from, DEFAULT_SETTINGS, lateTurn)).toMatchObject({
-        raceId: 'peak-0',
-      });
-      // At its deadline it goes on a late-scratching share turn, as out of a peak.
-      expect(pick([...peak(from), late(225_000)], from, DEFAULT_SETTINGS, lateTurn)).toMatchObject({
-        raceId: 'late',
-      });
+      expect(
+        pick([...peak(from + 9 * MIN), other, near, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, lateTurn),
+      ).toMatchObject({ raceId: 'near' });
     });
 
     it('gives no turn to the races more than 3 h out in a peak (issue 26)', () => {

@@ -221,26 +221,23 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       best = { c, score, urgent };
     }
   }
-  const inPeak = rankBand(scratch, band, now, settings, forecast);
+  const { inPeak, ahead } = rankBand(scratch, band, now, settings, forecast);
   if (first) return race(first, false);
   if (discoveryDue) return { kind: 'discovery' };
   if (refill) return race(refill, true);
   if (best?.urgent) return race(best.c, true);
   if (dividends) return race(dividends, false, true);
-  // A slice's most overdue race goes on the slice's share turn when past its deadline, or on its paced turn;
-  // a paced turn waits for a subscribed race overdue as watched (its pace runs from the slice's last fetch).
+  // A slice's most overdue race goes on its share turn when past due, or on its paced turn, which waits
+  // for a subscribed race overdue as watched; working ahead, the band takes the late turns left unused.
   const watchedDue = best !== undefined && best.score >= OVERDUE_SCORE;
   const { early, far, late } = scratch;
-  if (inPeak) {
-    // In a peak the band takes only a race at its latest age, on any pick; no far turn.
-    if (early && early.rank >= BAND_LATEST_RANK) return race(early.c, false);
-  } else {
-    if (takes(early, earlyTurn, !watchedDue && paced(bandPace, now, settings.earlyScratchingMaxAgeMs)))
-      return race(early.c, false);
-    if (far) return race(far.c, false);
-  }
-  // In a peak the races within the hour wait for their deadline (share turns only): no paced turn.
-  if (takes(late, lateTurn, !inPeak && !watchedDue && paced(latePace, now, settings.lateScratchingMaxAgeMs)))
+  // In a peak the band takes only a race at its latest age, on any pick; no far turn.
+  if (inPeak && early && early.rank >= BAND_LATEST_RANK) return race(early.c, false);
+  const bandTurn = !inPeak && (earlyTurn || (ahead && lateTurn && !(late && late.rank >= 0)));
+  const bandPaced = !inPeak && !watchedDue && paced(bandPace, now, settings.earlyScratchingMaxAgeMs);
+  if (takes(early, bandTurn, bandPaced)) return race(early.c, false);
+  if (far && !inPeak) return race(far.c, false);
+  if (takes(late, lateTurn, !watchedDue && paced(latePace, now, settings.lateScratchingMaxAgeMs)))
     return race(late.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
@@ -313,14 +310,17 @@ function considerScratching(
   }
 }
 
-/** Ranks the races 1-3 h out (`bandRank`) into `picks.early`; answers whether a peak is on (peak.ts). */
+/**
+ * Ranks the races 1-3 h out (`bandRank`) into `picks.early`; answers whether a peak is on (peak.ts) and whether
+ * the band works ahead of one (in a trough, within BAND_AHEAD_LEAD_MS of it).
+ */
 function rankBand(
   picks: ScratchPicks,
   band: readonly Candidate[],
   now: number,
   settings: FreshnessSettings,
   forecast: PeakForecast,
-): boolean {
+): { inPeak: boolean; ahead: boolean } {
   const peakAt = forecast.nextPeakAt();
   // Work ahead only in a trough: moved from one busy stretch to another, the requests cost as much there.
   const aheadOf = forecast.loadNow() <= TROUGH_RACES ? peakAt : Number.POSITIVE_INFINITY;
@@ -328,7 +328,7 @@ function rankBand(
     const rank = bandRank(c, now, settings, peakAt, aheadOf);
     if (!picks.early || rank > picks.early.rank) picks.early = { c, rank };
   }
-  return peakAt <= now;
+  return { inPeak: peakAt <= now, ahead: now >= aheadOf - BAND_AHEAD_LEAD_MS };
 }
 
 /** An early-scratching race within 3 h of its start: the paced 1-3 h band, not the far share. */
