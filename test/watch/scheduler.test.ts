@@ -553,6 +553,24 @@ describe('pickNext: value per request', () => {
       ).toMatchObject({ raceId: 'near' });
     });
 
+    it('out of a peak too, takes a race 1-3 h out at its latest age (19 minutes) on any pick (issue 26)', () => {
+      const near = fetched(
+        { ...a, raceId: 'near' },
+        { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 },
+      );
+      // Another race 1-3 h out fetched a second ago: the band's paced turn is minutes away.
+      const other = fetched(
+        { ...b, raceId: 'other' },
+        { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
+      );
+      expect(pick([near, other, bandAged(19 * MIN - 1)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
+        raceId: 'near',
+      });
+      expect(pick([near, other, bandAged(19 * MIN)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
+        raceId: b.raceId,
+      });
+    });
+
     it('gives no turn to the races more than 3 h out in a peak (issue 26)', () => {
       const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * 60 * MIN });
       const farTurn = Array.from({ length: 300 }, (_, n) => n).find((n) =>

@@ -231,8 +231,8 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   // for a subscribed race overdue as watched; working ahead, the band takes the late turns left unused.
   const watchedDue = best !== undefined && best.score >= OVERDUE_SCORE;
   const { early, far, late } = scratch;
-  // In a peak the band takes only a race at its latest age, on any pick; no far turn.
-  if (inPeak && early && early.rank >= BAND_LATEST_RANK) return race(early.c, false);
+  // A race 1-3 h out at its latest age goes on any pick (in a peak the band takes only those); no far turn.
+  if (early && early.rank >= BAND_LATEST_RANK) return race(early.c, false);
   const bandTurn = !inPeak && (earlyTurn || (ahead && lateTurn && !(late && late.rank >= 0)));
   const bandPaced = !inPeak && !watchedDue && paced(bandPace, now, settings.earlyScratchingMaxAgeMs);
   if (takes(early, bandTurn, bandPaced)) return race(early.c, false);
@@ -396,6 +396,8 @@ function bandRank(
     return late >= 0 ? BAND_LATEST_RANK + late : late;
   }
   const overdue = age - maxAge;
+  // At its latest age (a clump of races due at once, after working ahead): on any pick, as in a peak.
+  if (overdue >= BAND_PEAK_GRACE_MS) return BAND_LATEST_RANK + overdue - BAND_PEAK_GRACE_MS;
   if (overdue >= 0) return 2e13 + overdue;
   // Work ahead: a race that would fall due in the coming peak goes before it, oldest first.
   if (since + maxAge >= aheadOf && now >= aheadOf - BAND_AHEAD_LEAD_MS && age >= maxAge / 2)
