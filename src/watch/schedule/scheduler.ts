@@ -31,8 +31,11 @@
  * only a race at its latest age (its maximum age and BAND_PEAK_GRACE_MS, within the 20-minute goal), on any
  * pick, and nothing on its paced or share turns, and the far share takes no turn; before a peak, from
  * BAND_AHEAD_LEAD_MS ahead of it and while at most TROUGH_RACES races are near their jump, a race that would
- * fall due in it is due once half its maximum age has passed (work ahead: the troughs pay for the peak).
- * In a peak the near-jump slice's requests per race were the tail of the odds latency (issue 26).
+ * fall due in it is due once half its maximum age has passed (work ahead: the troughs pay for the peak), and
+ * the band takes the late-scratching share turns the races within the hour leave as well as its own. A race
+ * at its latest age goes on any pick out of a peak too: the races fetched together ahead of a peak fall due
+ * together after it. In a peak the near-jump slice's requests per race were the tail of the odds latency
+ * (issue 26).
  *
  * A subscribed race with no document yet (never fetched by this poller: after a start, a takeover or a
  * wiped store, that is every race) is overdue like any other and ranked by its score, so the races at the
