@@ -524,6 +524,53 @@ describe('pickNext: value per request', () => {
       });
     });
 
+    it('working ahead of a peak, gives the band the late-scratching turns the races within the hour leave (issue 26)', () => {
+      const other = fetched(
+        { ...b, raceId: 'other' },
+        { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
+      );
+      const near = fetched(
+        { ...a, raceId: 'near' },
+        { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 },
+      );
+      const lateTurn = 3; // isShareTurn(3, 1/4), and no early-scratching turn
+      expect(isShareTurn(lateTurn, DEFAULT_SETTINGS.earlyScratchingShare)).toBe(false);
+      // The peak's races are 15 minutes out, fetched 5 s ago: none of the races within the hour is due.
+      const races = [...peak(from + 5 * MIN), other, near];
+      expect(pick([...races, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, lateTurn)).toMatchObject({
+        raceId: b.raceId,
+      });
+      // A race within the hour past its deadline keeps its turn; and no peak ahead, no extra turn.
+      const due = fetched(
+        { ...c, raceId: 'due' },
+        { startTime: from + 40 * MIN, lastFetchAt: from - 225_000 },
+      );
+      expect(pick([...races, due, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, lateTurn)).toMatchObject({
+        raceId: 'due',
+      });
+      expect(
+        pick([...peak(from + 9 * MIN), other, near, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, lateTurn),
+      ).toMatchObject({ raceId: 'near' });
+    });
+
+    it('out of a peak too, takes a race 1-3 h out at its latest age (19 minutes) on any pick (issue 26)', () => {
+      const near = fetched(
+        { ...a, raceId: 'near' },
+        { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 },
+      );
+      // Another race 1-3 h out fetched a second ago: the band's paced turn is minutes away.
+      const other = fetched(
+        { ...b, raceId: 'other' },
+        { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
+      );
+      expect(pick([near, other, bandAged(19 * MIN - 1)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
+        raceId: 'near',
+      });
+      expect(pick([near, other, bandAged(19 * MIN)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
+        raceId: b.raceId,
+      });
+    });
+
     it('gives no turn to the races more than 3 h out in a peak (issue 26)', () => {
       const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * 60 * MIN });
       const farTurn = Array.from({ length: 300 }, (_, n) => n).find((n) =>

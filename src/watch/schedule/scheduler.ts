@@ -31,8 +31,11 @@
  * only a race at its latest age (its maximum age and BAND_PEAK_GRACE_MS, within the 20-minute goal), on any
  * pick, and nothing on its paced or share turns, and the far share takes no turn; before a peak, from
  * BAND_AHEAD_LEAD_MS ahead of it and while at most TROUGH_RACES races are near their jump, a race that would
- * fall due in it is due once half its maximum age has passed (work ahead: the troughs pay for the peak).
- * In a peak the near-jump slice's requests per race were the tail of the odds latency (issue 26).
+ * fall due in it is due once half its maximum age has passed (work ahead: the troughs pay for the peak), and
+ * the band takes the late-scratching share turns the races within the hour leave as well as its own. A race
+ * at its latest age goes on any pick out of a peak too: the races fetched together ahead of a peak fall due
+ * together after it. In a peak the near-jump slice's requests per race were the tail of the odds latency
+ * (issue 26).
  *
  * A subscribed race with no document yet (never fetched by this poller: after a start, a takeover or a
  * wiped store, that is every race) is overdue like any other and ranked by its score, so the races at the
@@ -221,29 +224,31 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       best = { c, score, urgent };
     }
   }
-  const inPeak = rankBand(scratch, band, now, settings, forecast);
+  const { inPeak, ahead } = rankBand(scratch, band, now, settings, forecast);
   if (first) return race(first, false);
   if (discoveryDue) return { kind: 'discovery' };
   if (refill) return race(refill, true);
   if (best?.urgent) return race(best.c, true);
   if (dividends) return race(dividends, false, true);
-  // A slice's most overdue race goes on the slice's share turn when past its deadline, or on its paced turn;
-  // a paced turn waits for a subscribed race overdue as watched (its pace runs from the slice's last fetch).
+  // A slice's most overdue race goes on its share turn when past due, or on its paced turn, which waits
+  // for a subscribed race overdue as watched; working ahead, the band takes the late turns left unused.
   const watchedDue = best !== undefined && best.score >= OVERDUE_SCORE;
-  const takes = (pick: Ranked | undefined, turn: boolean, pace: Pace, maxAgeMs: number): pick is Ranked =>
-    pick !== undefined && ((turn && pick.rank >= 0) || (!watchedDue && paced(pace, now, maxAgeMs)));
   const { early, far, late } = scratch;
-  if (inPeak) {
-    // In a peak the band takes only a race at its latest age, on any pick; no far turn.
-    if (early && early.rank >= BAND_LATEST_RANK) return race(early.c, false);
-  } else {
-    if (takes(early, earlyTurn, bandPace, settings.earlyScratchingMaxAgeMs)) return race(early.c, false);
-    if (far) return race(far.c, false);
-  }
-  if (takes(late, lateTurn, latePace, settings.lateScratchingMaxAgeMs)) return race(late.c, false);
+  // A race 1-3 h out at its latest age goes on any pick (in a peak the band takes only those); no far turn.
+  if (early && early.rank >= BAND_LATEST_RANK) return race(early.c, false);
+  const bandTurn = !inPeak && (earlyTurn || (ahead && lateTurn && !(late && late.rank >= 0)));
+  const bandPaced = !inPeak && !watchedDue && paced(bandPace, now, settings.earlyScratchingMaxAgeMs);
+  if (takes(early, bandTurn, bandPaced)) return race(early.c, false);
+  if (far && !inPeak) return race(far.c, false);
+  if (takes(late, lateTurn, !watchedDue && paced(latePace, now, settings.lateScratchingMaxAgeMs)))
+    return race(late.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
 }
+
+/** Whether a scratching slice takes its race: on its share turn when past its deadline, or on its paced turn. */
+const takes = (pick: Ranked | undefined, shareTurn: boolean, pacedTurn: boolean): pick is Ranked =>
+  pick !== undefined && ((shareTurn && pick.rank >= 0) || pacedTurn);
 
 const race = (c: Candidate, urgent: boolean, deadline?: true): Pick => ({
   kind: 'race',
@@ -308,14 +313,17 @@ function considerScratching(
   }
 }
 
-/** Ranks the races 1-3 h out (`bandRank`) into `picks.early`; answers whether a peak is on (peak.ts). */
+/**
+ * Ranks the races 1-3 h out (`bandRank`) into `picks.early`; answers whether a peak is on (peak.ts) and whether
+ * the band works ahead of one (in a trough, within BAND_AHEAD_LEAD_MS of it).
+ */
 function rankBand(
   picks: ScratchPicks,
   band: readonly Candidate[],
   now: number,
   settings: FreshnessSettings,
   forecast: PeakForecast,
-): boolean {
+): { inPeak: boolean; ahead: boolean } {
   const peakAt = forecast.nextPeakAt();
   // Work ahead only in a trough: moved from one busy stretch to another, the requests cost as much there.
   const aheadOf = forecast.loadNow() <= TROUGH_RACES ? peakAt : Number.POSITIVE_INFINITY;
@@ -323,7 +331,7 @@ function rankBand(
     const rank = bandRank(c, now, settings, peakAt, aheadOf);
     if (!picks.early || rank > picks.early.rank) picks.early = { c, rank };
   }
-  return peakAt <= now;
+  return { inPeak: peakAt <= now, ahead: now >= aheadOf - BAND_AHEAD_LEAD_MS };
 }
 
 /** An early-scratching race within 3 h of its start: the paced 1-3 h band, not the far share. */
@@ -391,6 +399,8 @@ function bandRank(
     return late >= 0 ? BAND_LATEST_RANK + late : late;
   }
   const overdue = age - maxAge;
+  // At its latest age (a clump of races due at once, after working ahead): on any pick, as in a peak.
+  if (overdue >= BAND_PEAK_GRACE_MS) return BAND_LATEST_RANK + overdue - BAND_PEAK_GRACE_MS;
   if (overdue >= 0) return 2e13 + overdue;
   // Work ahead: a race that would fall due in the coming peak goes before it, oldest first.
   if (since + maxAge >= aheadOf && now >= aheadOf - BAND_AHEAD_LEAD_MS && age >= maxAge / 2)
