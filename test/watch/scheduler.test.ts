@@ -571,6 +571,31 @@ describe('pickNext: value per request', () => {
       });
     });
 
+    it('counts a race 1-3 h out never fetched from when it was listed, so a takeover does not put the band before the races watched', () => {
+      // A new leader has fetched nothing: every race in the band entered it long ago. Counted from then, each
+      // was "at its latest age" and took every pick before a subscribed race (issue 27's nemesis: its two
+      // subscribed races went unfetched for minutes after each takeover).
+      const watched = fetched(
+        { ...a, raceId: 'watched' },
+        { startTime: from + 40 * MIN, lastFetchAt: from - 15_000 },
+      );
+      const unseen = { ...b, status: 'Open', startTime: from + 2 * 60 * MIN, discoveredAt: from - 1_000 };
+      const input = (races: RaceWatch[]) => ({
+        races,
+        now: from,
+        inFlight: new Set<string>(),
+        subscribers: new Map([['watched', 1]]),
+        discoveryDueAt: from + 6000,
+        discoveryInFlight: false,
+        racePicks: routine,
+      });
+      expect(pickNext(input([watched, unseen]))).toMatchObject({ raceId: 'watched' });
+      // Listed 19 minutes ago and still never fetched: at its latest age, on any pick.
+      expect(pickNext(input([watched, { ...unseen, discoveredAt: from - 19 * MIN }]))).toMatchObject({
+        raceId: b.raceId,
+      });
+    });
+
     it('gives no turn to the races more than 3 h out in a peak (issue 26)', () => {
       const far = fetched(c, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 10 * 60 * MIN });
       const farTurn = Array.from({ length: 300 }, (_, n) => n).find((n) =>

@@ -391,16 +391,16 @@ function bandRank(
   const since = Math.max(c.race.lastFetchAt ?? enteredBand, enteredBand);
   const age = now - since;
   const maxAge = settings.earlyScratchingMaxAgeMs;
-  if (peakAt <= now) {
-    // In a peak: only a race at its latest age (within the 20-minute goal) is due, whatever its turn; a race
-    // never fetched counts from when it was listed (after a start, every race in the band is one).
-    const known = Math.max(c.race.lastFetchAt ?? c.race.discoveredAt, enteredBand);
-    const late = now - known - maxAge - BAND_PEAK_GRACE_MS;
-    return late >= 0 ? BAND_LATEST_RANK + late : late;
-  }
+  // At its latest age (within the 20-minute goal) a race goes on any pick. A race never fetched counts from
+  // when it was listed: after a start or a takeover every race in the band is one, and counted from when it
+  // entered the band they all took every pick at once, before the races people watch (the nemesis's two
+  // subscribed races went unfetched for minutes after each takeover, so no webhook was sent).
+  const known = Math.max(c.race.lastFetchAt ?? c.race.discoveredAt, enteredBand);
+  const late = now - known - maxAge - BAND_PEAK_GRACE_MS;
+  if (late >= 0) return BAND_LATEST_RANK + late;
+  // In a peak the band takes nothing else.
+  if (peakAt <= now) return late;
   const overdue = age - maxAge;
-  // At its latest age (a clump of races due at once, after working ahead): on any pick, as in a peak.
-  if (overdue >= BAND_PEAK_GRACE_MS) return BAND_LATEST_RANK + overdue - BAND_PEAK_GRACE_MS;
   if (overdue >= 0) return 2e13 + overdue;
   // Work ahead: a race that would fall due in the coming peak goes before it, oldest first.
   if (since + maxAge >= aheadOf && now >= aheadOf - BAND_AHEAD_LEAD_MS && age >= maxAge / 2)
