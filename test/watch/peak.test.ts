@@ -7,24 +7,12 @@ import {
   PeakForecast,
 } from '../../src/watch/schedule/peak.js';
 import type { RaceWatch } from '../../src/watch/track/race-watch.js';
+import { watchedRace } from '../support/race-watch.js';
 
 const MIN = 60_000;
 const now = Date.parse('2026-11-19T17:00:00Z');
-const race = (id: string, startTime: number, status = 'Open'): RaceWatch => ({
-  raceId: id,
-  meetingId: 'm',
-  meetingName: 'M',
-  raceNumber: 1,
-  name: id,
-  country: 'AUS',
-  category: 'T',
-  startTime,
-  status,
-  discoveredAt: now - 60 * MIN,
-  dirty: false,
-  dividends: 'none',
-  failures: 0,
-});
+const race = (raceId: string, startTime: number, status = 'Open'): RaceWatch =>
+  watchedRace({ raceId, startTime, status, country: 'AUS', discoveredAt: now - 60 * MIN });
 const many = (n: number, start: (i: number) => number, status?: string) =>
   Array.from({ length: n }, (_, i) => race(`r${i}`, start(i), status));
 

@@ -470,6 +470,12 @@ describe('pickNext: value per request', () => {
         !isShareTurn(n, 0.25),
     )!;
     const bandAged = (ms: number) => fetched(b, { startTime: from + 2 * 60 * MIN, lastFetchAt: from - ms });
+    /** Another race 1-3 h out fetched a second ago: the band's paced turn is minutes away. */
+    const otherInBand = () =>
+      fetched({ ...b, raceId: 'other' }, { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 });
+    /** A race 5 minutes from its start fetched 10 s ago: what the score takes when the band does not. */
+    const nearOne = () =>
+      fetched({ ...a, raceId: 'near' }, { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 });
 
     it('in a peak, leaves a race 1-3 h out until 19 minutes old, then takes it on any pick (issue 26)', () => {
       const races = peak(from);
@@ -489,14 +495,8 @@ describe('pickNext: value per request', () => {
     it('before a peak and in a trough, visits a race 1-3 h out that would fall due in it, from 8 minutes before it (issue 26)', () => {
       // The peak begins in 5 minutes; a race 10 minutes old would fall due 3 minutes into it. Another race
       // 1-3 h out fetched a second ago: the band's paced turn is minutes away.
-      const other = fetched(
-        { ...b, raceId: 'other' },
-        { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
-      );
-      const near = fetched(
-        { ...a, raceId: 'near' },
-        { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 },
-      );
+      const other = otherInBand();
+      const near = nearOne();
       const races = [...peak(from + 5 * MIN), other, near];
       expect(pick([...races, bandAged(10 * MIN)], from, DEFAULT_SETTINGS, earlyTurn)).toMatchObject({
         raceId: b.raceId,
@@ -525,14 +525,8 @@ describe('pickNext: value per request', () => {
     });
 
     it('working ahead of a peak, gives the band the late-scratching turns the races within the hour leave (issue 26)', () => {
-      const other = fetched(
-        { ...b, raceId: 'other' },
-        { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
-      );
-      const near = fetched(
-        { ...a, raceId: 'near' },
-        { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 },
-      );
+      const other = otherInBand();
+      const near = nearOne();
       const lateTurn = 3; // isShareTurn(3, 1/4), and no early-scratching turn
       expect(isShareTurn(lateTurn, DEFAULT_SETTINGS.earlyScratchingShare)).toBe(false);
       // The peak's races are 15 minutes out, fetched 5 s ago: none of the races within the hour is due.
@@ -554,15 +548,9 @@ describe('pickNext: value per request', () => {
     });
 
     it('out of a peak too, takes a race 1-3 h out at its latest age (19 minutes) on any pick (issue 26)', () => {
-      const near = fetched(
-        { ...a, raceId: 'near' },
-        { startTime: from + 5 * MIN, lastFetchAt: from - 10_000 },
-      );
+      const near = nearOne();
       // Another race 1-3 h out fetched a second ago: the band's paced turn is minutes away.
-      const other = fetched(
-        { ...b, raceId: 'other' },
-        { startTime: from + 90 * MIN, lastFetchAt: from - 1_000 },
-      );
+      const other = otherInBand();
       expect(pick([near, other, bandAged(19 * MIN - 1)], from, DEFAULT_SETTINGS, routine)).toMatchObject({
         raceId: 'near',
       });
