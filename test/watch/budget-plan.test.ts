@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NEAR_JUMP_MS, planBudget } from '../../src/watch/schedule/budget-plan.js';
-import { BAND_PEAK_GRACE_MS, PEAK_RACES } from '../../src/watch/schedule/peak.js';
+import { planBudget } from '../../src/watch/schedule/budget-plan.js';
+import { BAND_PEAK_GRACE_MS, NEAR_JUMP_MS, PEAK_RACES } from '../../src/watch/schedule/peak.js';
 import { pollPolicy } from '../../src/watch/schedule/poll-policy.js';
 import { pickNext } from '../../src/watch/schedule/scheduler.js';
 import type { RaceWatch } from '../../src/watch/track/race-watch.js';

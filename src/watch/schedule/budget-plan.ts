@@ -21,7 +21,7 @@
  */
 
 import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
-import { BAND_PEAK_GRACE_MS, nextPeakAt } from './peak.js';
+import { BAND_PEAK_GRACE_MS, NEAR_JUMP_MS, nextPeakAt } from './peak.js';
 import {
   DEFAULT_SETTINGS,
   FAR_SCRATCHING_SHARE,
@@ -31,9 +31,6 @@ import {
   type Slice,
   SUBSCRIBED_MAX_INTERVAL_MS,
 } from './poll-policy.js';
-
-/** A race within this of its advertised start, or past it and not finished, is near the jump. */
-export const NEAR_JUMP_MS = 10 * 60_000;
 
 export interface BudgetPlanInput {
   races: Iterable<RaceWatch>;

@@ -12,7 +12,7 @@
  */
 import { FINISHED_STATUSES, type RaceWatch, RUN_STATUSES } from '../track/race-watch.js';
 
-/** A race within this of its advertised start (or past it and not jumped) is near its jump. */
+/** A race within this of its advertised start (or past it and not jumped) is near its jump (the scheduler's, the budget plan's and the forecast's one rule). */
 export const NEAR_JUMP_MS = 10 * 60_000;
 /** When a race not yet jumped is assumed to jump: this long after its advertised start (the median delay is 66 s). */
 export const ASSUMED_JUMP_DELAY_MS = 60_000;

@@ -25,6 +25,7 @@
 
 import { FINISHED_STATUSES, type RaceWatch, RUN_STATUSES } from '../track/race-watch.js';
 import { remainingJumpDelays } from './jump-delay.js';
+import { NEAR_JUMP_MS } from './peak.js';
 
 /**
  * The budget's slices (issue 26). Discovery has a fixed rate of its own (DISCOVERY_INTERVAL_MS); the races'
@@ -84,7 +85,7 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /** Odds moves are worth 1 in the last NEAR_JUMP_S before the jump, where bets are placed, and less before. */
-const NEAR_JUMP_S = 10 * 60;
+const NEAR_JUMP_S = NEAR_JUMP_MS / SECOND;
 const EARLY_ODDS_VALUE = 0.05;
 /** Odds moves of a race in its last ODDS_WINDOW_S before the jump (about three per runner of eight). */
 const ODDS_MOVES = 24;

@@ -56,7 +56,7 @@
  */
 
 import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
-import { BAND_PEAK_GRACE_MS, PeakForecast, TROUGH_RACES } from './peak.js';
+import { BAND_PEAK_GRACE_MS, NEAR_JUMP_MS, PeakForecast, TROUGH_RACES } from './peak.js';
 import {
   DEFAULT_SETTINGS,
   DIVIDENDS_EVERY_MS,
@@ -114,8 +114,6 @@ export const isShareTurn = (racePicks: number, share: number) =>
 export const usesTurn = (pick: Pick, racePicks: number): boolean =>
   pick.kind === 'race' && ((!pick.urgent && !pick.deadline) || isRefillTurn(racePicks));
 
-/** A race starting within this long (or already past its start) counts as near its jump. */
-const NEAR_JUMP_MS = 10 * 60_000;
 /**
  * Whether a race is near its jump (within NEAR_JUMP_MS of its advertised start, or past it and not over)
  * with no document yet: after a start, a takeover or a wiped store, the race whose prices and results
