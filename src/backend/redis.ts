@@ -121,6 +121,9 @@ export const redisBackend: BackendFactory = async (opts): Promise<Backend> => {
   };
 };
 
+/** The key of the poller lease (its value: `<nodeId>|<token>|<until>`, lease.ts). */
+export const pollerLeaseKey = (prefix: string): string => `${prefix}poller-lease`;
+
 /**
  * The poller lease and the leadership it gives, and the event log whose appends carry the lease's token (one
  * key is the token counter and the fence mark the log and the outbox check, see lease.ts), watched for failed
@@ -132,7 +135,7 @@ function leaseAndLog(parts: { redis: Redis; nodeId: string; opts: BackendOptions
   const prefix = config.REDIS_PREFIX;
   const lease = createLease({
     redis,
-    key: `${prefix}poller-lease`,
+    key: pollerLeaseKey(prefix),
     tokenKey: `${prefix}fence`,
     nodeId,
     ttlMs: config.LEASE_TTL_MS,

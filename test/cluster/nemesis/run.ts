@@ -10,6 +10,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { pollerLeaseKey } from '../../../src/backend/redis.js';
 import { redisLogKeys, valueText } from '../../../src/store/redis/redis-event-log.js';
 import {
   clusterEnv,
@@ -119,7 +120,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   const random = seeded(opts.seed ^ 0x5eed);
 
   const redis = await startOwnRedis(await freePort());
-  const fenceKey = `${PREFIX}fence`;
+  const fenceKey = redisLogKeys(PREFIX).fence;
   const audit = await startFenceAudit(redis.url, fenceKey);
   const upstream = await startClusterSimulator(BUDGET);
   const receiver = await startWebhookReceiver();
@@ -262,7 +263,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     const leaseReader = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     leaseReader.on('error', () => {});
     const holderOfLease = async () => {
-      const name = (await leaseReader.get(`${PREFIX}poller-lease`).catch(() => null))?.split('|')[0];
+      const name = (await leaseReader.get(pollerLeaseKey(PREFIX)).catch(() => null))?.split('|')[0];
       const named = nodes.find((n) => alive(n) && n.name === name);
       return named && (await getJson(named, '/v1/ops'))?.body.cluster?.leader ? named : undefined;
     };
