@@ -33,10 +33,14 @@ import {
   pct,
   phaseOf,
   phaseShares,
+  type Request,
   realisticFloor,
+  requestYield,
+  type SliceYield,
   seconds,
   spread,
   summarise,
+  yieldLines,
 } from './support/freshness-metrics.js';
 
 const HOURS = Number(arg('hours', '1'));
@@ -86,6 +90,8 @@ interface RunResult {
   slowStatus: string[];
   /** Per status change after the warm-up: ms from the listing that showed it to the race's fetch being sent. */
   listedToSent: number[];
+  /** What the requests of the measured window found, by slice (requestYield). */
+  yields: Map<string, SliceYield>;
 }
 
 /**
@@ -114,6 +120,9 @@ async function run(
   const requests: number[] = [];
   const phases: Record<string, number> = {};
   const fetched: Fetched[] = [];
+  const made: Request[] = [];
+  /** Why the strategy picked each race, when a rule other than its phase did: dirty, or Interim dividends. */
+  const why = new Map<string, string>();
   const { world, journal, entries } = await drive({
     seed,
     from: FROM - 2 * MINUTE,
@@ -127,6 +136,8 @@ async function run(
       return (input) => {
         const pick = made.strategy(input);
         if (pick.kind === 'race') decided.set(pick.raceId, clock.now());
+        if (pick.kind === 'race' && (pick.urgent || pick.deadline))
+          why.set(pick.raceId, pick.deadline ? 'Interim dividends deadline' : 'dirty (a listed change)');
         if (pick.kind === 'discovery') decided.set('listing', clock.now());
         return pick;
       };
@@ -142,6 +153,8 @@ async function run(
         : 'discovery';
       phases[phase] = (phases[phase] ?? 0) + 1;
       if (raceId) fetched.push({ raceId, at: now });
+      made.push({ raceId, at: now, slice: (raceId && why.get(raceId)) || phase });
+      if (raceId) why.delete(raceId);
       const t = traced.find((r) => r.what === (raceId ?? 'listing') && r.sentAt === undefined);
       if (t) t.sentAt = now;
     },
@@ -184,6 +197,7 @@ async function run(
     unseen: unseenTraces(journal, entries, fetched),
     slowStatus: slowStatusTraces(journal, entries, traced),
     listedToSent: listedToSent(journal, traced),
+    yields: requestYield(made, journal, FROM + WARMUP, TO - 5 * MINUTE),
   };
 }
 
@@ -411,6 +425,7 @@ async function main() {
       console.log(
         `races 1-3 h out (seed ${SEEDS[i]}): ${r.bandGaps.length}, longest wait between visits p95 ${seconds(pct(r.bandGaps, 95))}, max ${seconds(Math.max(...r.bandGaps))}, ${over} over 20 min`,
       );
+      for (const line of yieldLines(r.yields)) console.log(`yield (seed ${SEEDS[i]}): ${line}`);
       for (const line of r.bandOver) console.log(`1-3 h over 20 min (seed ${SEEDS[i]}): ${line}`);
       for (const line of r.unseen) console.log(`unseen (seed ${SEEDS[i]}): ${line}`);
       for (const line of r.slowStatus) console.log(`slow (seed ${SEEDS[i]}): ${line}`);

@@ -248,3 +248,78 @@ export function summarise(runs: readonly Map<string, Bucket>[]): string {
   }
   return lines.join('\n');
 }
+
+/** A request as the yield count sees it: a race's fetch (or a listing: `raceId` undefined), and why it was made. */
+export interface Request {
+  raceId?: string;
+  at: number;
+  /** What it was made for: the race's phase, or the rule that picked it (dirty, Interim dividends), or discovery. */
+  slice: string;
+}
+
+/** Per slice: requests in the window, those that found a change, and the changes they found by kind. */
+export interface SliceYield {
+  requests: number;
+  found: number;
+  /** A race's first fetch: a baseline, never a change found. */
+  first: number;
+  kinds: Record<string, number>;
+}
+
+/** Changes a listing shows: a race's status or advertised start. */
+const LISTED: ReadonlySet<SimChange['type']> = new Set(['status', 'start_time']);
+
+/**
+ * What each request of [from, to] found (issue 26: the yield of the slices outside the near-jump set): a race's
+ * fetch found the journal's changes of its race since that race's previous fetch (whatever slice made it); a
+ * listing found the status and start-time changes of any race since the previous listing. A request that found
+ * none was spent on nothing.
+ */
+export function requestYield(
+  requests: readonly Request[],
+  journal: readonly SimChange[],
+  from: number,
+  to: number,
+): Map<string, SliceYield> {
+  const byRace = new Map<string, SimChange[]>();
+  const listed: SimChange[] = [];
+  for (const c of journal) {
+    byRace.set(c.raceId, [...(byRace.get(c.raceId) ?? []), c]);
+    if (LISTED.has(c.type)) listed.push(c);
+  }
+  const last = new Map<string, number>();
+  const out = new Map<string, SliceYield>();
+  for (const r of [...requests].sort((a, b) => a.at - b.at)) {
+    const key = r.raceId ?? 'listing';
+    const prev = last.get(key);
+    last.set(key, r.at);
+    if (r.at < from || r.at > to) continue;
+    const y = out.get(r.slice) ?? { requests: 0, found: 0, first: 0, kinds: {} };
+    out.set(r.slice, y);
+    y.requests++;
+    if (prev === undefined) {
+      y.first++;
+      continue;
+    }
+    const changes = (r.raceId === undefined ? listed : (byRace.get(r.raceId) ?? [])).filter(
+      (c) => c.at > prev && c.at <= r.at,
+    );
+    if (changes.length > 0) y.found++;
+    for (const type of new Set(changes.map((c) => c.type))) y.kinds[type] = (y.kinds[type] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** `requestYield` as lines: slice, requests, found a change (%), baselines, and by kind the requests that found it. */
+export const yieldLines = (yields: ReadonlyMap<string, SliceYield>): string[] =>
+  [...yields.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([slice, y]) =>
+        `${slice}: ${y.requests} requests, ${y.found} found a change (${((100 * y.found) / Math.max(1, y.requests - y.first)).toFixed(0)} % of those not first), ${y.first} first; ${Object.entries(
+          y.kinds,
+        )
+          .sort()
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')}`,
+    );

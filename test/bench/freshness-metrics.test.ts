@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bandGaps, latencyBuckets } from '../../bench/support/freshness-metrics.js';
+import { bandGaps, latencyBuckets, requestYield } from '../../bench/support/freshness-metrics.js';
 import type { SimChange } from '../../src/simulator/index.js';
 
 const FROM = Date.parse('2026-11-19T17:00:00Z');
@@ -36,5 +36,30 @@ describe('the freshness benchmarks’ latency buckets', () => {
     expect(bandGaps([later], visits, FROM + 20 * MIN, FROM + 60 * MIN)).toEqual([
       { raceId: 'r1', gap: 14 * MIN },
     ]);
+  });
+
+  it('counts what each request found since its race’s previous fetch, and a listing any status change (issue 26)', () => {
+    const journal = [
+      change(FROM + 30 * MIN + 10_000, 'status', { from: 'Closed', to: 'Interim' }),
+      change(FROM + 30 * MIN + 40_000, 'dividends'),
+    ];
+    const requests = [
+      { raceId: 'r1', at: FROM + 25 * MIN, slice: 'near jump' },
+      { at: FROM + 30 * MIN + 6_000, slice: 'discovery' },
+      { at: FROM + 30 * MIN + 12_000, slice: 'discovery' },
+      { raceId: 'r1', at: FROM + 30 * MIN + 13_000, slice: 'dirty' },
+      { raceId: 'r1', at: FROM + 30 * MIN + 27_000, slice: 'Interim' },
+      { raceId: 'r1', at: FROM + 30 * MIN + 37_000, slice: 'Interim' },
+      { raceId: 'r1', at: FROM + 30 * MIN + 47_000, slice: 'Interim' },
+      { raceId: 'r2', at: FROM + 31 * MIN, slice: 'far' },
+    ];
+    const yields = requestYield(requests, journal, FROM + 20 * MIN, FROM + 55 * MIN);
+    expect(Object.fromEntries(yields)).toEqual({
+      'near jump': { requests: 1, found: 0, first: 1, kinds: {} },
+      discovery: { requests: 2, found: 1, first: 1, kinds: { status: 1 } },
+      dirty: { requests: 1, found: 1, first: 0, kinds: { status: 1 } },
+      Interim: { requests: 3, found: 1, first: 0, kinds: { dividends: 1 } },
+      far: { requests: 1, found: 0, first: 1, kinds: {} },
+    });
   });
 });
