@@ -17,7 +17,8 @@
 import type { LogEntry } from '../src/events/envelope.js';
 import type { SimChange, SimWorld } from '../src/simulator/index.js';
 import { DEFAULT_SETTINGS } from '../src/watch/schedule/poll-policy.js';
-import { pickNext } from '../src/watch/schedule/scheduler.js';
+import { type Pick, pickNext, type SchedulerInput } from '../src/watch/schedule/scheduler.js';
+import type { RaceWatch } from '../src/watch/track/race-watch.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
 import { drive, type Strategy } from './support/freshness-drive.js';
 import {
@@ -136,8 +137,8 @@ async function run(
       return (input) => {
         const pick = made.strategy(input);
         if (pick.kind === 'race') decided.set(pick.raceId, clock.now());
-        if (pick.kind === 'race' && (pick.urgent || pick.deadline))
-          why.set(pick.raceId, pick.deadline ? 'Interim dividends deadline' : 'dirty (a listed change)');
+        const reason = pick.kind === 'race' ? whyPicked(pick, input) : undefined;
+        if (pick.kind === 'race' && reason) why.set(pick.raceId, reason);
         if (pick.kind === 'discovery') decided.set('listing', clock.now());
         return pick;
       };
@@ -223,6 +224,21 @@ function bandTrace(world: SimWorld, journal: readonly SimChange[], fetched: read
       return `${raceId} waited ${seconds(gap)}: advertised start ${start(FROM)} at the run's start, ${start(TO)} at its end; visits ${visits.join(' ')}`;
     });
   return { bandGaps: gaps.map((g) => g.gap), bandOver: over };
+}
+
+/**
+ * Why the strategy picked a race, when a rule other than its phase's did (the yield's slices): a listed
+ * change (dirty), the Interim dividends' deadline, or the score for an Interim race, by where it stood.
+ */
+function whyPicked(pick: Extract<Pick, { kind: 'race' }>, input: SchedulerInput): string | undefined {
+  if (pick.deadline) return 'Interim dividends deadline';
+  if (pick.urgent) return 'dirty (a listed change)';
+  let race: RaceWatch | undefined;
+  for (const r of input.races) if (r.raceId === pick.raceId) race = r;
+  if (race?.status !== 'Interim') return undefined;
+  if (race.dividends !== 'none') return 'Interim by score, its dividends in';
+  const since = input.now - (race.interimAt ?? input.now);
+  return `Interim by score, no dividends, ${since < 14_000 ? 'under 14 s' : since <= 90_000 ? '14-90 s' : 'over 90 s'} after listed`;
 }
 
 /** Near-jump odds latencies split by the race's advertised start (where the scheduler's weight changes). */
