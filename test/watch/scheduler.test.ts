@@ -411,6 +411,17 @@ describe('pickNext: value per request', () => {
     expect(pick([protest])).toMatchObject({ raceId: b.raceId, urgent: false });
   });
 
+  it('leaves an Interim race to its dividends window: nothing to see in the 14 s after its Interim was listed (issue 26)', () => {
+    // A race an hour out, past its minimum interval and nothing else: taken whenever nothing is worth more.
+    const hourOut = fetched(a, { startTime: from + 50 * MIN, lastFetchAt: from - 60_000 });
+    const interim = (interimAt: number) =>
+      fetched(b, { startTime: from - 5 * MIN, status: 'Interim', interimAt, lastFetchAt: from - 12_000 });
+    // Fetched at its Interim 12 s ago: before the window, worth nothing (the race an hour out goes first).
+    expect(pick([hourOut, interim(from - 13_999)])).toMatchObject({ raceId: a.raceId });
+    // 14 s after: its dividends may be in.
+    expect(pick([hourOut, interim(from - 14_000)])).toMatchObject({ raceId: b.raceId });
+  });
+
   it('fetches an Open race within the hour once 225 s old, ahead of the races at their jump (late scratchings)', () => {
     const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
     const late = fetched(b, { startTime: from + 40 * MIN, lastFetchAt: from - 224_999 });

@@ -137,6 +137,10 @@ export function dividendsDue(race: RaceWatch, now: number): boolean {
   return since >= DIVIDENDS_FROM_MS && since <= DIVIDENDS_UNTIL_MS;
 }
 
+/** Whether `race`'s Interim dividends cannot have come yet at `now` (its Interim listed under DIVIDENDS_FROM_MS ago). */
+const beforeDividends = (race: RaceWatch, now: number): boolean =>
+  race.interimAt !== undefined && now - race.interimAt < DIVIDENDS_FROM_MS;
+
 /** No fetch before a change is this likely (the budget is better left unspent than spent on nothing). */
 const MIN_CHANGE_CHANCE = 0.002;
 const MIN_INTERVAL_MS = 2 * SECOND;
@@ -225,6 +229,10 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
     return { ...none, result: finishedBeforeSeen ? 0 : DIVIDENDS_DUE_RATE };
   }
   if (race.status === 'Interim') {
+    // Before its dividends can have come (DIVIDENDS_FROM_MS after the listed Interim), nothing to see: scored at
+    // the dividends' rate from its Interim fetch on, such races won ~1.5 picks a minute that found nothing
+    // (seeds 8 and 9 of the freshness bench, `requestYield`; issue 26).
+    if (race.dividends === 'none' && !race.pending && beforeDividends(race, now)) return none;
     const due = race.dividends === 'none' || race.pending;
     return { ...none, result: due ? DIVIDENDS_DUE_RATE : INTERIM_PROTEST_RATE };
   }
