@@ -121,25 +121,34 @@ const INTERIM_PROTEST_RATE = 7 / 748 / 300;
  * Interim dividends follow the Interim status by 20-60 s (the simulator's model, src/simulator/lifecycle.ts;
  * the real payloads carry Interim rows beside the Final ones but no time for either). The race's Interim is
  * known from the listing that showed it, up to one listing interval (6 s) after it happened, so the dividends
- * are due from DIVIDENDS_FROM_MS after `interimAt` until DIVIDENDS_UNTIL_MS after it; in that window the race
+ * can come from DIVIDENDS_FROM_MS after `interimAt` until DIVIDENDS_UNTIL_MS after it; in that window the race
  * is fetched every DIVIDENDS_EVERY_MS (a deadline, like the late-scratching one): polled by the score at the
- * result weight, below the races at their jump, they waited 10 s at the 95th percentile (issue 26). Past the
- * window, dividends later than modelled are left to the score.
+ * result weight, below the races at their jump, they waited 10 s at the 95th percentile (issue 26). The first
+ * look comes one interval into the window, not at its opening, where no dividends can have come yet: looked
+ * at from 14 s, the first poll of each race found nothing (seeds 8 and 9 of the freshness bench, `requestYield`:
+ * 5.2-6.0 polls a race for its one find). Past the window, dividends later than modelled are left to the score.
  */
 const DIVIDENDS_FROM_MS = 14 * SECOND;
 const DIVIDENDS_UNTIL_MS = 90 * SECOND;
-export const DIVIDENDS_EVERY_MS = 5 * SECOND;
+const DIVIDENDS_EVERY_MS = 5 * SECOND;
 
-/** Whether `race` is in its Interim-dividends window at `now` (fetch it every DIVIDENDS_EVERY_MS). */
+/**
+ * Whether `race` is due a look for its Interim dividends at `now`: in its window, and DIVIDENDS_EVERY_MS since
+ * its last look or since the window opened, whichever is later.
+ */
 export function dividendsDue(race: RaceWatch, now: number): boolean {
   if (race.status !== 'Interim' || race.dividends !== 'none' || race.interimAt === undefined) return false;
-  const since = now - race.interimAt;
-  return since >= DIVIDENDS_FROM_MS && since <= DIVIDENDS_UNTIL_MS;
+  const opens = race.interimAt + DIVIDENDS_FROM_MS;
+  if (now - race.interimAt > DIVIDENDS_UNTIL_MS) return false;
+  return now - Math.max(race.lastFetchAt ?? Number.NEGATIVE_INFINITY, opens) >= DIVIDENDS_EVERY_MS;
 }
 
-/** Whether `race`'s Interim dividends cannot have come yet at `now` (its Interim listed under DIVIDENDS_FROM_MS ago). */
-const beforeDividends = (race: RaceWatch, now: number): boolean =>
-  race.interimAt !== undefined && now - race.interimAt < DIVIDENDS_FROM_MS;
+/**
+ * Whether `race`'s Interim dividends are the deadline's alone at `now` (its Interim listed at most
+ * DIVIDENDS_UNTIL_MS ago): before the window they cannot have come, in it `dividendsDue` looks.
+ */
+const dividendsByDeadline = (race: RaceWatch, now: number): boolean =>
+  race.interimAt !== undefined && now - race.interimAt <= DIVIDENDS_UNTIL_MS;
 
 /** No fetch before a change is this likely (the budget is better left unspent than spent on nothing). */
 const MIN_CHANGE_CHANCE = 0.002;
@@ -229,10 +238,11 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
     return { ...none, result: finishedBeforeSeen ? 0 : DIVIDENDS_DUE_RATE };
   }
   if (race.status === 'Interim') {
-    // Before its dividends can have come (DIVIDENDS_FROM_MS after the listed Interim), nothing to see: scored at
-    // the dividends' rate from its Interim fetch on, such races won ~1.5 picks a minute that found nothing
-    // (seeds 8 and 9 of the freshness bench, `requestYield`; issue 26).
-    if (race.dividends === 'none' && !race.pending && beforeDividends(race, now)) return none;
+    // Until its window ends the deadline alone looks for its dividends (`dividendsDue`): scored at the
+    // dividends' rate from its Interim fetch on, such races won ~1.5 picks a minute that found nothing before
+    // the window opened (seeds 8 and 9 of the freshness bench, `requestYield`; issue 26), and would win the
+    // interval before the deadline's first look.
+    if (race.dividends === 'none' && !race.pending && dividendsByDeadline(race, now)) return none;
     const due = race.dividends === 'none' || race.pending;
     return { ...none, result: due ? DIVIDENDS_DUE_RATE : INTERIM_PROTEST_RATE };
   }

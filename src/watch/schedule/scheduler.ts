@@ -59,7 +59,6 @@ import { FINISHED_STATUSES, type RaceWatch } from '../track/race-watch.js';
 import { BAND_PEAK_GRACE_MS, NEAR_JUMP_MS, PeakForecast, TROUGH_RACES } from './peak.js';
 import {
   DEFAULT_SETTINGS,
-  DIVIDENDS_EVERY_MS,
   dividendsDue,
   FAR_SCRATCHING_SHARE,
   type FreshnessSettings,
@@ -203,18 +202,15 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       refill = c;
     if (isNearJumpUnknown(race, now) && (!first || firstBefore(race, first.race))) first = c;
     // A race never fetched is due at once: its first fetch is the baseline every later change is seen against.
-    const dueAt = urgent || race.lastFetchAt === undefined ? now : c.last + policy.minIntervalMs;
+    // So is one on its dividends deadline, which alone looks for them in their window (its score is nil there).
+    const deadline = dividendsDue(race, now);
+    const dueAt = urgent || deadline || race.lastFetchAt === undefined ? now : c.last + policy.minIntervalMs;
     if (dueAt > now) {
       nextDue = Math.min(nextDue, dueAt);
       continue;
     }
     // The dividends deadline: the race whose dividends waited longest for a look first.
-    if (
-      dividendsDue(race, now) &&
-      now - c.last >= DIVIDENDS_EVERY_MS &&
-      (!dividends || c.last < dividends.last)
-    )
-      dividends = c;
+    if (deadline && (!dividends || c.last < dividends.last)) dividends = c;
     considerScratching(scratch, c, now, settings, farTurn, band);
     const score = urgent ? Number.POSITIVE_INFINITY : scoreOf(c, now, subscribers);
     // Ties (several dirty races, say) go to the race that jumps first.
