@@ -17,7 +17,7 @@
 import type { LogEntry } from '../src/events/envelope.js';
 import type { SimChange, SimWorld } from '../src/simulator/index.js';
 import { DEFAULT_SETTINGS } from '../src/watch/schedule/poll-policy.js';
-import { type Pick, pickNext, type SchedulerInput } from '../src/watch/schedule/scheduler.js';
+import { type Pick, pickNext } from '../src/watch/schedule/scheduler.js';
 import type { RaceWatch } from '../src/watch/track/race-watch.js';
 import { budgetMatchedInterval, scraper } from './baseline-strategies.js';
 import { drive, type Strategy } from './support/freshness-drive.js';
@@ -135,9 +135,11 @@ async function run(
       const made = makeStrategy(simWorld);
       interval = made.interval;
       return (input) => {
-        const pick = made.strategy(input);
+        // The poller hands a one-shot iterator; read once here so the label below sees the races too.
+        const races = [...input.races];
+        const pick = made.strategy({ ...input, races });
         if (pick.kind === 'race') decided.set(pick.raceId, clock.now());
-        const reason = pick.kind === 'race' ? whyPicked(pick, input) : undefined;
+        const reason = pick.kind === 'race' ? whyPicked(pick, races, input.now) : undefined;
         if (pick.kind === 'race' && reason) why.set(pick.raceId, reason);
         if (pick.kind === 'discovery') decided.set('listing', clock.now());
         return pick;
@@ -230,14 +232,17 @@ function bandTrace(world: SimWorld, journal: readonly SimChange[], fetched: read
  * Why the strategy picked a race, when a rule other than its phase's did (the yield's slices): a listed
  * change (dirty), the Interim dividends' deadline, or the score for an Interim race, by where it stood.
  */
-function whyPicked(pick: Extract<Pick, { kind: 'race' }>, input: SchedulerInput): string | undefined {
+function whyPicked(
+  pick: Extract<Pick, { kind: 'race' }>,
+  races: readonly RaceWatch[],
+  now: number,
+): string | undefined {
   if (pick.deadline) return 'Interim dividends deadline';
   if (pick.urgent) return 'dirty (a listed change)';
-  let race: RaceWatch | undefined;
-  for (const r of input.races) if (r.raceId === pick.raceId) race = r;
+  const race = races.find((r) => r.raceId === pick.raceId);
   if (race?.status !== 'Interim') return undefined;
   if (race.dividends !== 'none') return 'Interim by score, its dividends in';
-  const since = input.now - (race.interimAt ?? input.now);
+  const since = now - (race.interimAt ?? now);
   return `Interim by score, no dividends, ${since < 14_000 ? 'under 14 s' : since <= 90_000 ? '14-90 s' : 'over 90 s'} after listed`;
 }
 
