@@ -125,16 +125,18 @@ const INTERIM_PROTEST_RATE = 7 / 748 / 300;
  * is fetched every DIVIDENDS_EVERY_MS (a deadline, like the late-scratching one): polled by the score at the
  * result weight, below the races at their jump, they waited 10 s at the 95th percentile (issue 26). The first
  * look comes one interval into the window, not at its opening, where no dividends can have come yet: looked
- * at from 14 s, the first poll of each race found nothing (seeds 8 and 9 of the freshness bench, `requestYield`:
- * 5.2-6.0 polls a race for its one find). Past the window, dividends later than modelled are left to the score.
+ * at from 14 s, the first look at each race found nothing, and a race took 3.8-6.0 looks for its one find
+ * (seeds 7-9 of the freshness bench, `requestYield`; with the first look one interval in and every 6 s, 3.0-5.0).
+ * Past the window, dividends later than modelled are left to the score.
  */
 const DIVIDENDS_FROM_MS = 14 * SECOND;
 const DIVIDENDS_UNTIL_MS = 90 * SECOND;
 /**
- * Every 6 s, not 5: the goal (dividends p95 at most 9 s) counts the Final dividends too, which come with the
- * listed Final (a dirty fetch, seen in 1-4 s), so it is about the Interim ones' 90th percentile: 0.9 x 6 s and
- * the 1-2 s a look waits for its slot (p95 5.9-6.5 s at 5 s, seeds 7-9). At 5 s a race took 3.8-6.0 looks for
- * its one find (seeds 7-9, the first at 14 s); each second longer saves ~0.15 of them a race.
+ * Every 6 s, not 5: the goal (dividends p95 at most 9 s) counts the Final dividends too, half of them, which
+ * come with the listed Final (a fetch on the listed change, as fast as the status), so it is nearer the Interim
+ * ones' 90th percentile: about 0.9 x 6 s and the 1-2 s a look waits for its slot. Measured p95 5.9-6.5 s at
+ * 5 s, 6.0-6.5 s at 6 s (seeds 7-9; the deadline's looks 96-137 in the measured 35 minutes at 5 s from 14 s,
+ * 74-116 at 6 s from 20 s).
  */
 const DIVIDENDS_EVERY_MS = 6 * SECOND;
 
@@ -245,9 +247,9 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
   }
   if (race.status === 'Interim') {
     // Until its window ends the deadline alone looks for its dividends (`dividendsDue`): scored at the
-    // dividends' rate from its Interim fetch on, such races won ~1.5 picks a minute that found nothing before
-    // the window opened (seeds 8 and 9 of the freshness bench, `requestYield`; issue 26), and would win the
-    // interval before the deadline's first look.
+    // dividends' rate from its Interim fetch on, Interim races won 1.3-1.7 picks a minute that found nothing
+    // (seeds 7-9 of the freshness bench, `requestYield`: 46-60 in the measured 35 minutes, about 22 of them
+    // before the window opened; issue 26), and would win the interval before the deadline's first look.
     if (race.dividends === 'none' && !race.pending && dividendsByDeadline(race, now)) return none;
     const due = race.dividends === 'none' || race.pending;
     return { ...none, result: due ? DIVIDENDS_DUE_RATE : INTERIM_PROTEST_RATE };
