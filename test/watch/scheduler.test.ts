@@ -427,6 +427,10 @@ describe('pickNext: value per request', () => {
     expect(pick([hourOut, interim(from - 19_999)])).toMatchObject({ raceId: a.raceId });
     expect(pick([hourOut, interim(from - 20_000)])).toMatchObject({ raceId: b.raceId, deadline: true });
     // Past its window (dividends later than modelled), the score at the dividends' rate.
+    // A race whose fetches fail keeps its back-off (2^3 s after three failures), then the score.
+    const failing = { ...interim(from - 30_000), lastFetchAt: from - 7_999, failures: 3 };
+    expect(pick([hourOut, failing])).toMatchObject({ raceId: a.raceId });
+    expect(pick([hourOut, { ...failing, lastFetchAt: from - 8_000 }])).toMatchObject({ raceId: b.raceId });
     const late = pick([hourOut, interim(from - 90_001)]);
     expect(late).toMatchObject({ raceId: b.raceId });
     expect(late).not.toHaveProperty('deadline');

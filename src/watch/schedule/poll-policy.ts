@@ -250,7 +250,8 @@ export function changeRates(race: RaceWatch, now: number): ChangeRates | null {
     // dividends' rate from its Interim fetch on, Interim races won 1.3-1.7 picks a minute that found nothing
     // (seeds 7-9 of the freshness bench, `requestYield`: 46-60 in the measured 35 minutes, about 22 of them
     // before the window opened; issue 26), and would win the interval before the deadline's first look.
-    if (race.dividends === 'none' && !race.pending && dividendsByDeadline(race, now)) return none;
+    if (race.dividends === 'none' && !race.pending && race.failures === 0 && dividendsByDeadline(race, now))
+      return none;
     const due = race.dividends === 'none' || race.pending;
     return { ...none, result: due ? DIVIDENDS_DUE_RATE : INTERIM_PROTEST_RATE };
   }

@@ -202,8 +202,9 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
       refill = c;
     if (isNearJumpUnknown(race, now) && (!first || firstBefore(race, first.race))) first = c;
     // A race never fetched is due at once: its first fetch is the baseline every later change is seen against.
-    // So is one on its dividends deadline, which alone looks for them in their window (its score is nil there).
-    const deadline = dividendsDue(race, now);
+    // So is one on its dividends deadline, which alone looks for them in their window (its score is nil there);
+    // a race whose fetches fail keeps its back-off (the score's, poll-policy.ts).
+    const deadline = race.failures === 0 && dividendsDue(race, now);
     const dueAt = urgent || deadline || race.lastFetchAt === undefined ? now : c.last + policy.minIntervalMs;
     if (dueAt > now) {
       nextDue = Math.min(nextDue, dueAt);
