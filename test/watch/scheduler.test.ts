@@ -390,23 +390,23 @@ describe('pickNext: value per request', () => {
     expect(applyMeetings(new Map(), listed('Interim'), from).races.get(id)?.interimAt).toBe(from);
   });
 
-  it('fetches an Interim race every 6 s from 20 s to 90 s after it was seen Interim until its dividends are in, ahead of a race at its jump, on no turn (issue 26)', () => {
+  it('fetches an Interim race every 7 s from 21 s to 90 s after it was seen Interim until its dividends are in, ahead of a race at its jump, on no turn (issue 26)', () => {
     const atJump = fetched(a, { startTime: from - MIN, lastFetchAt: from - 20_000 });
     const interim = (interimAt: number, lastFetchAt: number, dividends: 'none' | 'interim' = 'none') =>
       fetched(b, { startTime: from - 5 * MIN, status: 'Interim', interimAt, lastFetchAt, dividends });
     // Dividends come 20-60 s after Interim, listed up to 6 s late: from 14 s after it was listed, and the first
-    // look is one interval (6 s) into that, 6 s since a look.
-    const due = pick([atJump, interim(from - 20_000, from - 6_000)]);
+    // look is one interval (7 s) into that, 7 s since a look.
+    const due = pick([atJump, interim(from - 21_000, from - 7_000)]);
     expect(due).toMatchObject({ raceId: b.raceId, urgent: false, deadline: true });
     expect(usesTurn(due, 0)).toBe(false);
-    expect(pick([atJump, interim(from - 30_000, from - 6_000)])).toMatchObject({
+    expect(pick([atJump, interim(from - 30_000, from - 7_000)])).toMatchObject({
       raceId: b.raceId,
       deadline: true,
     });
-    // Not 6 s into the window, looked at within 6 s, past the window, or its dividends in: the race at its jump.
+    // Not 7 s into the window, looked at within 7 s, past the window, or its dividends in: the race at its jump.
     for (const race of [
-      interim(from - 19_999, from - 12_000),
-      interim(from - 30_000, from - 5_999),
+      interim(from - 20_999, from - 12_000),
+      interim(from - 30_000, from - 6_999),
       interim(from - 90_001, from - 5_000),
       interim(from - 30_000, from - 5_000, 'interim'),
     ])
@@ -422,10 +422,10 @@ describe('pickNext: value per request', () => {
     const interim = (interimAt: number) =>
       fetched(b, { startTime: from - 5 * MIN, status: 'Interim', interimAt, lastFetchAt: from - 12_000 });
     // Fetched at its Interim 12 s ago: before the window, worth nothing (the race an hour out goes first); in
-    // its window, until the deadline's first look 20 s after it was listed.
+    // its window, until the deadline's first look 21 s after it was listed.
     expect(pick([hourOut, interim(from - 13_999)])).toMatchObject({ raceId: a.raceId });
-    expect(pick([hourOut, interim(from - 19_999)])).toMatchObject({ raceId: a.raceId });
-    expect(pick([hourOut, interim(from - 20_000)])).toMatchObject({ raceId: b.raceId, deadline: true });
+    expect(pick([hourOut, interim(from - 20_999)])).toMatchObject({ raceId: a.raceId });
+    expect(pick([hourOut, interim(from - 21_000)])).toMatchObject({ raceId: b.raceId, deadline: true });
     // Past its window (dividends later than modelled), the score at the dividends' rate.
     // A race whose fetches fail keeps its back-off (2^3 s after three failures), then the score.
     const failing = { ...interim(from - 30_000), lastFetchAt: from - 7_999, failures: 3 };
