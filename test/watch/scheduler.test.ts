@@ -606,14 +606,13 @@ describe('pickNext: value per request', () => {
     expect(pick([near, unseen], from, settings, 3)).toMatchObject({ raceId: b.raceId });
   });
 
-  it('fetches a race at its start about 1.6 times as often as one 8 minutes before it: the moves bunch toward the jump (issue 26)', () => {
-    // Weights 1.31 and 0.505 of the near-jump mean rate (elsewhere's delays): intervals in the ratio
-    // sqrt(1.31 / 0.505) = 1.61. Fetched 5 s ago, the race at its start goes before one 8 minutes out fetched 8 s ago.
-    const atStart = fetched(b, { startTime: from, lastFetchAt: from - 5_000 });
-    const before = fetched(a, { startTime: from + 8 * MIN, lastFetchAt: from - 8_000 });
-    expect(pick([before, atStart])).toMatchObject({ raceId: b.raceId });
-    // Fetched 8.1 s ago, the race 8 minutes out goes first.
-    expect(pick([{ ...before, lastFetchAt: from - 8_100 }, atStart])).toMatchObject({ raceId: a.raceId });
+  it('weighs a race at or past its advertised start 1.5 times: its jump and most of its moves are due (issue 26)', () => {
+    const past = fetched(b, { startTime: from - 30_000, lastFetchAt: from - 6_000 });
+    // 1.5 x 6^2 = 54 against 8^2 = 64: the race before its start fetched 8 s ago goes first (at x2, 72, it did not).
+    const before = fetched(a, { startTime: from + 30_000, lastFetchAt: from - 8_000 });
+    expect(pick([before, past])).toMatchObject({ raceId: a.raceId });
+    // Fetched 7.2 s ago (51.84 < 54), it waits for the race past its start.
+    expect(pick([{ ...before, lastFetchAt: from - 7_200 }, past])).toMatchObject({ raceId: b.raceId });
   });
 
   it('never fetches a race hours away sooner than its minimum interval, even with nothing else to do', () => {

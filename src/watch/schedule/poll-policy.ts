@@ -11,9 +11,7 @@
  *   about three moves per runner in the last 30 minutes, bunched toward the close (density ~ t^-2/3 of the
  *   time t left; half of them in the last 3 to 4 minutes). The jump is not the advertised start: while the
  *   race is Open the rate is averaged over the measured jump delays still possible (jump-delay.ts), so a race
- *   Open 5 minutes past its advertised start is still near its jump, and one Closed is not. Within 10 minutes
- *   of the jump a move's value leans toward that density (`oddsValueRate`): the races at their jump are
- *   fetched more often than those minutes away, not as often.
+ *   Open 5 minutes past its advertised start is still near its jump, and one Closed is not.
  * - **Scratchings**: about one in three races sees an early scratching, spread over the 3 to 40 hours before
  *   the start; one in five a late one in its last hour. They are not scored: each has its own slice of the
  *   budget (`FreshnessSettings`, docs/operations.md#scheduler-budget-slices), so a race an hour out
@@ -100,10 +98,14 @@ const ODDS_NEAREST_S = 5;
 const EARLY_SCRATCH_RATE = 0.45 / (37 * 3600);
 const LATE_SCRATCH_RATE = 0.2 / 3600;
 /**
- * How far the near-jump value follows the moves' density toward the jump: the value is the mean rate x
- * (rate / mean rate)^DENSITY_TILT, flat at 0, the raw rate at 1 (see `oddsValueRate`).
+ * A race at or past its advertised start counts this much more: its jump, and most of its moves, are due.
+ * At x2 the moves after the start were seen faster than those before it (7.0 s against 9.1 s at the 95th
+ * percentile on seed 7 of the freshness bench). x1.25 was tried before the band stepped aside in a peak
+ * (seed 7's p95 stayed 8.6 s, its p50 went from 3.2 to 3.7 s); with it (peak.ts), x1.5 took seeds 8 and 9
+ * from 2.9/8.0 and 3.6/8.6 s (p50/p95) to 3.0/7.7 and 3.3/8.3 s, seed 7 from 3.5/7.9 to 3.5/8.3 s
+ * (docs/benchmarks.md, issue 26).
  */
-const DENSITY_TILT = 0.5;
+const AT_START_WEIGHT = 1.5;
 const RESULT_VALUE = 1;
 /** After the jump, per second: dividends due while Interim without them. */
 const DIVIDENDS_DUE_RATE = 1 / 60;
@@ -165,7 +167,11 @@ export function pollPolicy(race: RaceWatch, now: number, subscribers: number): P
   const changeRate = rates.odds + rates.scratching + rates.result;
   // Only the near-jump and post-jump slices are scored; the scratching slices have rules of their own.
   let weight =
-    slice === 'nearJump' ? rates.oddsValue : slice === 'postJump' ? RESULT_VALUE * rates.result : 0;
+    slice === 'nearJump'
+      ? rates.oddsValue * (race.startTime <= now ? AT_START_WEIGHT : 1)
+      : slice === 'postJump'
+        ? RESULT_VALUE * rates.result
+        : 0;
   // Nothing expected (a Closed race, one over when listed): only the longest interval, with budget to spare.
   let minIntervalMs =
     changeRate > 0
@@ -243,19 +249,13 @@ function oddsRate(secondsToJump: number): number {
 }
 
 /**
- * Value-weighted odds rate. Near the jump, half-way (DENSITY_TILT, geometrically) between the moves' mean
- * rate over the last NEAR_JUMP_S and their raw rate (t^-2/3): 0.6x the mean 9 minutes out, 1.6x it 30 s out,
- * so a race's interval, ~1 / sqrt(value) (scheduler.ts), is about 1.6x as long 9 minutes before its jump
- * as 30 s before it. Flat (every race near its jump fetched alike, and x1.5 at or past the advertised
- * start), races 6-10 minutes before their start took 23-29 % of the near-jump fetches in a peak for 4-6 % of
- * its moves, while 46 % of the moves come in the last minute before the close (seeds 8 and 9 of the
- * freshness bench, issue 26); at the raw rate (the square-root rule) the races 5-10 minutes out starved:
- * their moves waited 20 s and more at the 95th percentile (measured when the slice had 45 % of the budget), and
- * at a tilt of 0.75 their p95 was 10.2 s (seed 8). Before that, the raw rate at EARLY_ODDS_VALUE.
+ * Value-weighted odds rate. Near the jump, the moves' mean rate over the last NEAR_JUMP_S, flat: the
+ * square-root allocation of the raw rate (t^-2/3) starves races 5-10 minutes out, whose moves then wait
+ * 20 s and more at the 95th percentile (measured), while someone about to bet wants every price of the
+ * last minutes fresh. Before that, the raw rate at EARLY_ODDS_VALUE.
  */
 function oddsValueRate(secondsToJump: number): number {
-  if (secondsToJump <= NEAR_JUMP_S)
-    return NEAR_JUMP_MEAN_RATE * (oddsRate(secondsToJump) / NEAR_JUMP_MEAN_RATE) ** DENSITY_TILT;
+  if (secondsToJump <= NEAR_JUMP_S) return NEAR_JUMP_MEAN_RATE;
   return oddsRate(secondsToJump) * EARLY_ODDS_VALUE;
 }
 
