@@ -4,7 +4,10 @@
  * advertised start and by minutes to the real jump, the fetch gap around the slow moves, and requests per
  * phase per minute.
  *
- *   npx tsx bench/odds-tail.ts --seed 7 [--hours 1]
+ * With `--slow S`, each move seen later than S seconds: its race, where the race stood, how many races were near
+ * their jump, and what the requests between the race's fetch before the move and the one after went to.
+ *
+ *   npx tsx bench/odds-tail.ts --seed 7 [--hours 1] [--slow 7.8]
  */
 import { DEFAULT_SETTINGS } from '../src/watch/schedule/poll-policy.js';
 import { pickNext } from '../src/watch/schedule/scheduler.js';
@@ -24,7 +27,11 @@ const HOURS = Number(arg('hours', '1'));
 const MINUTE = 60_000;
 const FROM = BENCH_FROM;
 const TO = FROM + HOURS * 3_600_000;
-const fetched: (Fetched & { toStart: number; open: boolean })[] = [];
+/** Why a request went out: where its race stood, or that it was dirty (listed change) or on its dividends deadline. */
+type Why = 'near' | 'late' | 'band' | 'far' | 'post' | 'dirty' | 'dividends' | 'listing';
+const fetched: (Fetched & { toStart: number; open: boolean; why: Why })[] = [];
+/** The flags of each race's last pick, until its request is sent. */
+const picked = new Map<string, Why>();
 const phases: Record<string, number> = {};
 /** Listing requests in the measured window by day and page, and when each listing was sent. */
 const listings: Record<string, number> = {};
@@ -36,7 +43,12 @@ const { world, journal } = await drive({
   rpm: 100,
   concurrency: 2,
   discoveryIntervalMs: 6_000,
-  strategy: () => (input) => pickNext(input, DEFAULT_SETTINGS),
+  strategy: () => (input) => {
+    const pick = pickNext(input, DEFAULT_SETTINGS);
+    if (pick.kind === 'race' && (pick.urgent || pick.deadline))
+      picked.set(pick.raceId, pick.deadline ? 'dividends' : 'dirty');
+    return pick;
+  },
   onSend: (url, w, now) => {
     const raceId = /\/events\/([^/?]+)/.exec(url.pathname)?.[1];
     const counted = now >= FROM + 20 * MINUTE && now <= TO - 5 * MINUTE;
@@ -50,9 +62,18 @@ const { world, journal } = await drive({
     const s = w.summaryAt(raceId, now);
     const p = phaseOf(s.status, s.startTime - now);
     if (counted) phases[p] = (phases[p] ?? 0) + 1;
-    fetched.push({ raceId, at: now, toStart: s.startTime - now, open: s.status === 'Open' });
+    const toStart = s.startTime - now;
+    const open = s.status === 'Open';
+    const why = picked.get(raceId) ?? whereOf(open, toStart);
+    picked.delete(raceId);
+    fetched.push({ raceId, at: now, toStart, open, why });
   },
 });
+function whereOf(open: boolean, toStart: number): Why {
+  if (!open) return 'post';
+  if (toStart <= 10 * MINUTE) return 'near';
+  return toStart <= 60 * MINUTE ? 'late' : toStart <= 180 * MINUTE ? 'band' : 'far';
+}
 const byRace = new Map<string, number[]>();
 for (const f of fetched) byRace.set(f.raceId, [...(byRace.get(f.raceId) ?? []), f.at]);
 const closes = closesOf(journal);
@@ -63,6 +84,7 @@ interface Move {
   gap: number;
   sinceFetch: number;
   raceId: string;
+  at: number;
 }
 const moves: Move[] = [];
 for (const c of journal) {
@@ -79,6 +101,7 @@ for (const c of journal) {
     gap: next - prev,
     sinceFetch: c.at - prev,
     raceId: c.raceId,
+    at: c.at,
   });
 }
 const s = (ms: number) => `${(ms / 1000).toFixed(1)}`;
@@ -172,6 +195,35 @@ for (const [k, row] of [...series].sort((a, b) => a[0] - b[0]))
   console.log(
     `${(20 + k / 2).toFixed(1)}\t${nearAt(lo + k * 30_000 + 15_000)}\t| ${row.near ?? 0}\t${row.late ?? 0}\t${row.band ?? 0}\t${row.far ?? 0}\t${row.post ?? 0}\t${row.listing ?? 0}`,
   );
+const slow = Number(arg('slow', '0'));
+if (slow > 0) {
+  const sends = [
+    ...fetched.map((f) => ({ at: f.at, why: f.why })),
+    ...listed.map((at) => ({ at, why: 'listing' as Why })),
+  ];
+  sends.sort((a, b) => a.at - b.at);
+  const country = new Map(world.races.map((r) => [r.id, r.meeting.country]));
+  const slowMoves = moves.filter((m) => m.lat > slow * 1000).sort((a, b) => b.lat - a.lat);
+  const all: Record<string, number> = {};
+  console.log(
+    `\nmoves seen after more than ${slow} s (${slowMoves.length}): lat +min race country toStart toJump since gap near | requests in the gap`,
+  );
+  for (const m of slowMoves) {
+    const prev = m.at - m.sinceFetch;
+    const between: Record<string, number> = {};
+    for (const x of sends) if (x.at > prev && x.at < prev + m.gap) between[x.why] = (between[x.why] ?? 0) + 1;
+    for (const [k, v] of Object.entries(between)) all[k] = (all[k] ?? 0) + v;
+    console.log(
+      `${s(m.lat)}\t+${((m.at - FROM) / MINUTE).toFixed(2)}\t${m.raceId.slice(0, 8)}\t${country.get(m.raceId)}\t${s(m.toStart)}\t${s(m.toJump)}\t${s(m.sinceFetch)}\t${s(m.gap)}\t${nearAt(m.at)}\t| ${Object.entries(
+        between,
+      )
+        .sort()
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+  }
+  console.log(`requests in those gaps: ${JSON.stringify(all)}`);
+}
 const dump = arg('dump', '');
 if (dump) {
   const { writeFileSync } = await import('node:fs');
