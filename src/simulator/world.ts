@@ -32,8 +32,6 @@ export interface RaceView {
 /** Days a world can build ahead of now: a meeting is listed up to LISTING_LEAD before a first race that
  * starts as early as 14:15 UTC the day before its date. */
 const DAYS_AHEAD = Math.ceil((LISTING_LEAD + DAY) / DAY) + 1;
-/** Built days kept before old ones are forgotten: the configured day's neighbours and the days ahead. */
-const MAX_DAYS = 7;
 /** Races whose bets stay drawn: every race of the listed days held 19.5 MB of the demo's heap (issue 23). */
 const BET_CACHE_RACES = 256;
 
@@ -243,13 +241,16 @@ export class SimWorld extends WorldScript {
   }
 
   /**
-   * Keeps memory bounded on a long run (a demo at x10 passes ten days a day): beyond MAX_DAYS built days,
-   * days before yesterday are dropped with their races, stories and caches (their ids then answer 404).
+   * Keeps memory bounded on a long run (a demo at x10 passes ten days a day): days before yesterday are
+   * dropped with their races, stories and caches (their ids then answer 404) as soon as a new day is built.
+   * Not only beyond a count of built days: the days ahead are skeletons, but a day whose races were asked
+   * holds their stories and states, so a count of seven kept every day played until seven were built, and the
+   * soak's heap grew by about 17 MB a race day (issue 23).
    */
   private forgetOldDays(): void {
     const keepFrom = dayOf(this.clock.now()) - DAY;
     for (const day of [...this.days.keys()].sort((a, b) => a - b)) {
-      if (this.days.size <= MAX_DAYS || day >= keepFrom) return;
+      if (day >= keepFrom) return;
       for (const m of this.days.get(day) ?? []) {
         this.meetingById.delete(m.id);
         for (const r of m.races) {
