@@ -114,13 +114,12 @@ describe('the simulated calendar', () => {
         clock.set(at(`${DAY}T12:00:00Z`) + d * 24 * HOUR);
         const body = (await get(sim, '/meetings?date_from=all&date_to=all&limit=200')).json();
         expect(body.data.meetings.length).toBe(200);
-        // Yesterday, today and the four days ahead a meeting can be listed.
-        expect(new Set(sim.world.meetings.map((m) => m.dayKey)).size).toBeLessThanOrEqual(6);
+        expect(new Set(sim.world.meetings.map((m) => m.dayKey)).size).toBeLessThanOrEqual(7);
       }
       expect((await get(sim, `/events/${first.id}`)).status).toBe(404);
-      // Ten days on, the world starts yesterday.
+      // Ten days on, the world starts the day before yesterday.
       expect((await get(sim, '/meetings?date_from=all&date_to=all')).json().params.date_from).toBe(
-        '2026-11-30T00:00:00Z',
+        '2026-11-29T00:00:00Z',
       );
       expect(
         (await get(sim, '/meetings?date_from=2026-12-01&date_to=2026-12-01')).json().data.meetings,
@@ -130,7 +129,7 @@ describe('the simulated calendar', () => {
     }
   });
 
-  it('forgets a day played two days ago as soon as it builds a new day, not only beyond a count of days', async () => {
+  it('drops what it built for the races of a day before yesterday as soon as it builds a new day, and builds it again the same', async () => {
     const clock = settableClock(at(`${DAY}T12:00:00Z`));
     const sim = await createSimulator({ seed: 5, clock, day: DAY, rateLimit: false });
     try {
@@ -139,16 +138,18 @@ describe('the simulated calendar', () => {
       // A race of each day is asked for while it runs: its story and state are built and held.
       const played = raceOf(DAY);
       expect((await get(sim, `/events/${played}`)).status).toBe(200);
+      const state = JSON.stringify(sim.world.stateAt(played, at(`${DAY}T23:00:00Z`)).state);
       clock.set(at('2026-11-23T12:00:00Z'));
       const yesterday = raceOf('2026-11-23');
       expect((await get(sim, `/events/${yesterday}`)).status).toBe(200);
-      // Two days on, discovery lists one day more: the world builds it and drops the day before yesterday.
+      // Two days on, discovery lists one day more: the world builds it and drops what the day before
+      // yesterday held, not only beyond seven built days (four here).
       clock.set(at('2026-11-24T12:00:00Z'));
+      expect(sim.world.holds(played)).toBe(true);
       await get(sim, '/meetings?date_from=2026-11-25&date_to=2026-11-25&limit=200');
-      expect((await get(sim, `/events/${played}`)).status).toBe(404);
-      expect((await get(sim, `/events/${yesterday}`)).status).toBe(200);
-      // What is left: yesterday and the day just built (today was not asked for, so not built).
-      expect([...new Set(sim.world.meetings.map((m) => m.dayKey))]).toEqual(['2026-11-23', '2026-11-25']);
+      expect([sim.world.holds(played), sim.world.holds(yesterday)]).toEqual([false, true]);
+      expect((await get(sim, `/events/${played}`)).status).toBe(200);
+      expect(JSON.stringify(sim.world.stateAt(played, at(`${DAY}T23:00:00Z`)).state)).toBe(state);
     } finally {
       await sim.close();
     }
