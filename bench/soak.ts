@@ -21,14 +21,19 @@
  * url printed) for `bench/redis-bytes.ts`.
  * `--from T` starts both clocks at the instant T instead of now: without it a run covers the races of the
  * wall clock's time of day, so two runs started at different hours cannot be compared.
+ * `--heap-snapshots 6,18,30 --heap-dir DIR` writes a V8 heap snapshot after the forced GC at the end of each
+ * of those race hours (counted from the start, 1 = the first), as DIR/hour-6.heapsnapshot etc.: hour 6 and
+ * hour 30 are the same time of day a day apart, so what grows between them is per-day growth
+ * (`bench/heap-diff.ts` compares two). Each snapshot is about the heap's size and stops the run while written.
  *
  * Time moves in steps of --step-ms (both clocks), each once no request is in flight: under the 10 s upstream
  * timeout, so no request times out for a step it waited on.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { createManualClock, type ManualClock } from '../src/clock.js';
@@ -62,6 +67,11 @@ const KEEP_REDIS = args.get('keep-redis') === 'yes';
 const FROM = args.has('from') ? Date.parse(args.get('from')!) : undefined;
 if (FROM !== undefined && Number.isNaN(FROM))
   throw new Error(`--from takes an ISO 8601 instant, not ${args.get('from')}`);
+/** `--heap-snapshots 6,18,30`: the race hours (from 1) after whose forced GC a heap snapshot goes to --heap-dir. */
+const HEAP_SNAPSHOTS = new Set((args.get('heap-snapshots') ?? '').split(',').filter(Boolean).map(Number));
+const HEAP_DIR = args.get('heap-dir');
+if (HEAP_SNAPSHOTS.size > 0 && !HEAP_DIR) throw new Error('--heap-snapshots needs --heap-dir');
+if (HEAP_DIR) mkdirSync(HEAP_DIR, { recursive: true });
 const DAY_MS = 86_400_000;
 const GB = 1e9;
 
@@ -247,7 +257,8 @@ console.log(
 console.log(
   `day | RSS MB | heap after GC MB | ${storeName} | metric series | events appended | webhooks delivered | CPU s | wall s`,
 );
-let stopAt = raceClock.now() + HOURS * 3_600_000;
+const startedAt = raceClock.now();
+let stopAt = startedAt + HOURS * 3_600_000;
 for (let day = 1; day <= DAYS && raceClock.now() < stopAt; day++) {
   const dayEnd = raceClock.now() + DAY_MS;
   const end = Math.min(stopAt, dayEnd);
@@ -273,6 +284,11 @@ for (let day = 1; day <= DAYS && raceClock.now() < stopAt; day++) {
         `  day ${day} ${new Date(raceClock.now()).toISOString()}: RSS ${mb(rss)} MB, heap after GC ${mb(heapUsed)} MB, ${storeName} ${mb(await storeBytes())}, ${m.requests} requests, ${m.events} events, ${deliveredCount} webhooks, ${m.expiredStreams} expired streams, CPU ${cpuS()} s, wall ${wallS()} s`,
       );
       if (redis && REDIS_FAMILIES) console.error(`    ${familiesLine(await redis.families())}`);
+      const raceHour = Math.round((raceClock.now() - startedAt) / 3_600_000);
+      if (HEAP_DIR && HEAP_SNAPSHOTS.has(raceHour))
+        console.error(
+          `    heap snapshot ${writeHeapSnapshot(join(HEAP_DIR, `hour-${raceHour}.heapsnapshot`))}`,
+        );
     }
   }
   gc();

@@ -42,6 +42,9 @@ class SimRace implements RaceStatic {
     this.#runners ??= buildField(this.seed, this);
     return this.#runners;
   }
+  releaseRunners(): void {
+    this.#runners = undefined;
+  }
 }
 
 /** The meetings of one day (midnight UTC), in the timetable's order (by first start). */

@@ -93,6 +93,8 @@ export interface RaceStatic {
   poolScale: number;
   /** Built on first use. */
   readonly runners: RunnerStatic[];
+  /** Drops the field built on first use: built again, the same, from the seed if asked for again. */
+  releaseRunners(): void;
 }
 
 export interface Fluc {

@@ -32,7 +32,7 @@ export interface RaceView {
 /** Days a world can build ahead of now: a meeting is listed up to LISTING_LEAD before a first race that
  * starts as early as 14:15 UTC the day before its date. */
 const DAYS_AHEAD = Math.ceil((LISTING_LEAD + DAY) / DAY) + 1;
-/** Built days kept before old ones are forgotten: the configured day's neighbours and the days ahead. */
+/** Built days kept before days before yesterday are dropped whole: the configured day's neighbours and the days ahead. */
 const MAX_DAYS = 7;
 /** Races whose bets stay drawn: every race of the listed days held 19.5 MB of the demo's heap (issue 23). */
 const BET_CACHE_RACES = 256;
@@ -243,26 +243,39 @@ export class SimWorld extends WorldScript {
   }
 
   /**
-   * Keeps memory bounded on a long run (a demo at x10 passes ten days a day): beyond MAX_DAYS built days,
-   * days before yesterday are dropped with their races, stories and caches (their ids then answer 404).
+   * Keeps memory bounded on a long run (a demo at x10 passes ten days a day), whenever a new day is built:
+   * the days before yesterday keep only their skeleton, their races' fields, lifecycles, stories, states and
+   * bets dropped (built again, the same, from the seed if asked for again; a scripted change to one is lost);
+   * beyond MAX_DAYS built days they are dropped whole (their ids then answer 404). Skeletons only: a day whose
+   * races were asked held all of that until seven days were built, about 17 MB of the soak's heap a race day
+   * (issue 23).
    */
   private forgetOldDays(): void {
     const keepFrom = dayOf(this.clock.now()) - DAY;
     for (const day of [...this.days.keys()].sort((a, b) => a - b)) {
-      if (this.days.size <= MAX_DAYS || day >= keepFrom) return;
+      if (day >= keepFrom) return;
+      const whole = this.days.size > MAX_DAYS;
       for (const m of this.days.get(day) ?? []) {
-        this.meetingById.delete(m.id);
+        if (whole) this.meetingById.delete(m.id);
         for (const r of m.races) {
-          this.raceById.delete(r.id);
+          if (whole) this.raceById.delete(r.id);
+          r.releaseRunners();
           this.lifecycles.delete(r.id);
           this.stateCache.delete(r.id);
           this.betCache.delete(r.id);
           this.forget(r.id);
         }
       }
-      this.days.delete(day);
-      this.firstDay = Math.max(this.firstDay, day + DAY);
+      if (whole) {
+        this.days.delete(day);
+        this.firstDay = Math.max(this.firstDay, day + DAY);
+      }
     }
+  }
+
+  /** Whether the world holds anything built for a race beyond its skeleton (a lifecycle, story or state). */
+  holds(raceId: string): boolean {
+    return this.lifecycles.has(raceId) || this.stateCache.has(raceId) || this.hasStory(raceId);
   }
 
   private order() {

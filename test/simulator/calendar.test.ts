@@ -129,6 +129,32 @@ describe('the simulated calendar', () => {
     }
   });
 
+  it('drops what it built for the races of a day before yesterday as soon as it builds a new day, and builds it again the same', async () => {
+    const clock = settableClock(at(`${DAY}T12:00:00Z`));
+    const sim = await createSimulator({ seed: 5, clock, day: DAY, rateLimit: false });
+    try {
+      const raceOf = (dayKey: string) =>
+        (sim.world.races.find((r) => r.meeting.dayKey === dayKey) as { id: string }).id;
+      // A race of each day is asked for while it runs: its story and state are built and held.
+      const played = raceOf(DAY);
+      expect((await get(sim, `/events/${played}`)).status).toBe(200);
+      const state = JSON.stringify(sim.world.stateAt(played, at(`${DAY}T23:00:00Z`)).state);
+      clock.set(at('2026-11-23T12:00:00Z'));
+      const yesterday = raceOf('2026-11-23');
+      expect((await get(sim, `/events/${yesterday}`)).status).toBe(200);
+      // Two days on, discovery lists one day more: the world builds it and drops what the day before
+      // yesterday held, not only beyond seven built days (four here).
+      clock.set(at('2026-11-24T12:00:00Z'));
+      expect(sim.world.holds(played)).toBe(true);
+      await get(sim, '/meetings?date_from=2026-11-25&date_to=2026-11-25&limit=200');
+      expect([sim.world.holds(played), sim.world.holds(yesterday)]).toEqual([false, true]);
+      expect((await get(sim, `/events/${played}`)).status).toBe(200);
+      expect(JSON.stringify(sim.world.stateAt(played, at(`${DAY}T23:00:00Z`)).state)).toBe(state);
+    } finally {
+      await sim.close();
+    }
+  });
+
   it('defaults the day to the UTC day of the clock, or the next one once its racing is over', async () => {
     expect(new Date(defaultDay(at('2027-05-06T17:02:00Z'))).toISOString()).toBe('2027-05-06T00:00:00.000Z');
     expect(new Date(defaultDay(at('2027-05-06T17:02:01Z'))).toISOString()).toBe('2027-05-07T00:00:00.000Z');
