@@ -438,6 +438,12 @@ async function main() {
           .join('; ')}`,
       );
       console.log(`requests by phase, seed ${SEEDS[i]}: ${phaseShares(r.phases)}`);
+      // The goals compare unrounded figures: a p50 printed 3.3 s may be 3.25 s against a floor printed 2.0 s.
+      const odds = r.buckets.get('odds (last 10 min)');
+      if (odds)
+        console.log(
+          `near-jump odds to the ms (seed ${SEEDS[i]}): p50 ${pct(odds.ms, 50)} ms, p95 ${pct(odds.ms, 95)} ms; hindsight floor p50 ${r.floor.p50} ms (p50 x${(pct(odds.ms, 50) / r.floor.p50).toFixed(3)})`,
+        );
       const { before, after } = r.oddsByStart;
       console.log(
         `near-jump odds (seed ${SEEDS[i]}) before the advertised start: n ${before.length}, p50/p95 ${seconds(pct(before, 50))}/${seconds(pct(before, 95))}; at or after it: n ${after.length}, p50/p95 ${seconds(pct(after, 50))}/${seconds(pct(after, 95))}`,
