@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { heldAtStart, JUMP_DELAYS_S, remainingJumpDelays } from '../../src/watch/schedule/jump-delay.js';
+import { JUMP_DELAYS_S, remainingJumpDelays } from '../../src/watch/schedule/jump-delay.js';
 
 const load = (name: string) =>
   JSON.parse(readFileSync(new URL(`../fixtures/real/${name}`, import.meta.url), 'utf8'));
@@ -34,18 +34,5 @@ describe('jump delays', () => {
     expect(remainingJumpDelays('USA', 428)).toEqual([488]);
     expect(remainingJumpDelays('USA', 1000)).toEqual([1060]);
     expect(remainingJumpDelays('NZ', 200)).toEqual([260, 339]);
-  });
-
-  it('holds a race later than every measured delay of its region but the longest', () => {
-    expect([heldAtStart('USA', 407), heldAtStart('USA', 408), heldAtStart('CA', 1000)]).toEqual([
-      false,
-      true,
-      true,
-    ]);
-    expect([heldAtStart('NZ', 299), heldAtStart('NZ', 300), heldAtStart('AUS', -60)]).toEqual([
-      false,
-      true,
-      false,
-    ]);
   });
 });

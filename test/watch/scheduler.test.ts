@@ -640,19 +640,6 @@ describe('pickNext: value per request', () => {
     expect(pick([{ ...before, lastFetchAt: from - 7_200 }, past])).toMatchObject({ raceId: b.raceId });
   });
 
-  it('takes the x1.5 from a race held at its start beyond the measured delays: its jump is not due (issue 26)', () => {
-    const before = fetched(a, { startTime: from + 30_000, lastFetchAt: from - 7_200 });
-    // 6 minutes late (past 299 s, the longest delay elsewhere but 339 s): 6^2 = 36 against 7.2^2 = 51.84, the
-    // race before its start goes first; 4 minutes late it still weighs 1.5 x 36 = 54.
-    const held = fetched(b, { startTime: from - 6 * MIN, lastFetchAt: from - 6_000 });
-    expect(pick([before, held])).toMatchObject({ raceId: a.raceId });
-    expect(pick([before, { ...held, startTime: from - 4 * MIN }])).toMatchObject({ raceId: b.raceId });
-    // North American, 10 minutes late (past 407 s; the next measured delay is 1,423 s).
-    expect(pick([before, { ...held, country: 'USA', startTime: from - 10 * MIN }])).toMatchObject({
-      raceId: a.raceId,
-    });
-  });
-
   it('never fetches a race hours away sooner than its minimum interval, even with nothing else to do', () => {
     const far = fetched(a, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 5 * MIN });
     const pick1 = pick([far]);

@@ -43,15 +43,3 @@ export function remainingJumpDelays(country: string, elapsedS: number): readonly
   if (next === 0) return ahead;
   return [Math.min(ahead[0]!, elapsedS + BEYOND_MEASURED_S), ...ahead.slice(1)];
 }
-
-/**
- * Whether a race still not jumped `elapsedS` after its advertised start is held there: later than every
- * measured delay of its region but the longest (North America 407 s, elsewhere 299 s), as at most one race in
- * 45-54 went. Its jump is no longer due the way an on-time race's is (seed 9 of the freshness bench: two North
- * American races held ~23 minutes at the start took 9 % of the near-jump fetches for 6 % of the moves at the
- * at-start weight; issue 26), so the scheduler no longer counts it as at its jump.
- */
-export function heldAtStart(country: string, elapsedS: number): boolean {
-  const sample = NORTH_AMERICA.has(country) ? JUMP_DELAYS_S.northAmerica : JUMP_DELAYS_S.elsewhere;
-  return elapsedS > sample[sample.length - 2]!;
-}

@@ -24,7 +24,7 @@
  */
 
 import { FINISHED_STATUSES, type RaceWatch, RUN_STATUSES } from '../track/race-watch.js';
-import { heldAtStart, remainingJumpDelays } from './jump-delay.js';
+import { remainingJumpDelays } from './jump-delay.js';
 import { NEAR_JUMP_MS } from './peak.js';
 
 /**
@@ -103,13 +103,9 @@ const LATE_SCRATCH_RATE = 0.2 / 3600;
  * percentile on seed 7 of the freshness bench). x1.25 was tried before the band stepped aside in a peak
  * (seed 7's p95 stayed 8.6 s, its p50 went from 3.2 to 3.7 s); with it (peak.ts), x1.5 took seeds 8 and 9
  * from 2.9/8.0 and 3.6/8.6 s (p50/p95) to 3.0/7.7 and 3.3/8.3 s, seed 7 from 3.5/7.9 to 3.5/8.3 s
- * (docs/benchmarks.md, issue 26). A race held at the start beyond the measured delays (`heldAtStart`) no longer
- * counts as at its jump: its moves come toward a jump that is not due.
+ * (docs/benchmarks.md, issue 26).
  */
 const AT_START_WEIGHT = 1.5;
-/** At or past its advertised start, and not held there beyond the measured delays (jump-delay.ts). */
-const atItsJump = (race: RaceWatch, now: number): boolean =>
-  race.startTime <= now && !heldAtStart(race.country, (now - race.startTime) / SECOND);
 const RESULT_VALUE = 1;
 /** After the jump, per second: dividends due while Interim without them. */
 const DIVIDENDS_DUE_RATE = 1 / 60;
@@ -194,7 +190,7 @@ export function pollPolicy(race: RaceWatch, now: number, subscribers: number): P
   // Only the near-jump and post-jump slices are scored; the scratching slices have rules of their own.
   let weight =
     slice === 'nearJump'
-      ? rates.oddsValue * (atItsJump(race, now) ? AT_START_WEIGHT : 1)
+      ? rates.oddsValue * (race.startTime <= now ? AT_START_WEIGHT : 1)
       : slice === 'postJump'
         ? RESULT_VALUE * rates.result
         : 0;
