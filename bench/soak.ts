@@ -1,20 +1,20 @@
 /**
  * The soak: the whole service (poller, pipelines, SQLite log, retention, the subscription hub with WebSocket
  * clients on the firehose and a WebSocket and an SSE client following the next races to jump, one webhook
- * endpoint) against the embedded simulator (answered in process: see `upstreamFetch`) over N simulated
- * race days, as fast as the machine allows. Race time and wall time are two manual clocks moved together in steps once no request is
+ * endpoint) against the embedded simulator (answered in a worker thread: see `upstreamFetch`) over N
+ * simulated race days, as fast as the machine allows. Race time and wall time are two manual clocks moved together in steps once no request is
  * in flight, so the service runs as at x1 against the real budget, only faster than real time. Prints per
  * simulated day: RSS, V8 heap used after a forced GC, DATA_DIR bytes, metric series, events appended and
  * webhooks delivered; the last line `N passed, N failed` judges the run (docs/benchmarks.md, Soak).
  *
  *   npm run soak -- --days 7 [--store sqlite|redis] [--rpm 100] [--seed 1] [--step-ms 5000] [--hours H]
- *                    [--from 2026-11-19T17:00:00Z]
+ *                    [--from 2026-11-19T17:00:00Z] [--simulator worker|in-process]
  *
  * (node --expose-gc, as the npm script runs it.) `--store redis` runs the Redis log, bus and outbox on a
  * redis-server the soak starts itself (`--redis-port`, default 41400), without persistence; Redis's memory
  * stands where DATA_DIR stands for SQLite. `--hours H` stops after H race hours (a cost measurement: the
  * judgements need 3 days and say so). Every race hour a line on stderr gives the trend and the cost: CPU
- * seconds of this process (simulator included) and upstream requests so far. `--max-wall-min M` stops the
+ * seconds of this process (the simulator's worker thread included) and upstream requests so far. `--max-wall-min M` stops the
  * same way after M minutes of wall time. `--keep-data-dir yes` leaves DATA_DIR for `bench/log-bytes.ts`.
  * `--store redis --redis-families yes` adds to every hourly line Redis's memory by key family
  * (`support/redis-bytes.ts`); `--keep-redis yes` leaves the soak's redis-server running at the end (its pid and
@@ -25,6 +25,12 @@
  * of those race hours (counted from the start, 1 = the first), as DIR/hour-6.heapsnapshot etc.: hour 6 and
  * hour 30 are the same time of day a day apart, so what grows between them is per-day growth
  * (`bench/heap-diff.ts` compares two). Each snapshot is about the heap's size and stops the run while written.
+ *
+ * `--simulator worker` (the default) answers the racing API from a simulator in a worker thread, on the
+ * second core: the same requests, events and webhooks as `--simulator in-process` (the simulator of the
+ * service itself, through fastify's inject on the soak's thread), in less wall time (docs/benchmarks.md).
+ * With the worker, "heap after GC" is the soak's thread only: the service and the harness, not the simulator
+ * the service polls (RSS counts both).
  *
  * Time moves in steps of --step-ms (both clocks), each once no request is in flight: under the 10 s upstream
  * timeout, so no request times out for a step it waited on.
@@ -39,9 +45,10 @@ import WebSocket from 'ws';
 import { createManualClock, type ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { createInFlight } from '../src/in-flight.js';
-import { startRacewire } from '../src/runtime.js';
+import { embeddedSimulatorOptions, startRacewire } from '../src/runtime.js';
 import { createInProcessFetch } from '../src/simulator/in-process-fetch.js';
 import { familiesLine, familiesTable } from './support/redis-bytes.js';
+import { startSimulatorWorker } from './support/simulator-worker-fetch.js';
 import { followBusiestRaces } from './support/soak-followers.js';
 import { type SoakRedis, startSoakRedis } from './support/soak-redis.js';
 
@@ -58,6 +65,10 @@ const MAX_WALL_MS = Number(args.get('max-wall-min') ?? Number.POSITIVE_INFINITY)
 const RPM = args.get('rpm') ?? '100';
 const SEED = args.get('seed') ?? '1';
 const STEP_MS = Number(args.get('step-ms') ?? 5_000);
+/** `--simulator worker|in-process`: where the racing API is answered (see `upstreamFetch`). */
+const SIMULATOR = args.get('simulator') ?? 'worker';
+if (SIMULATOR !== 'worker' && SIMULATOR !== 'in-process')
+  throw new Error(`--simulator worker or --simulator in-process, not ${SIMULATOR}`);
 /** `--keep-data-dir yes`: leave DATA_DIR for `bench/log-bytes.ts` instead of removing it at the end. */
 const KEEP_DATA_DIR = args.get('keep-data-dir') === 'yes';
 /** `--redis-families yes`: Redis's memory by key family on every hourly line; `--keep-redis yes`: leave it up. */
@@ -82,10 +93,12 @@ if (!gc) throw new Error('run node with --expose-gc (npm run soak does)');
 const io = createInFlight();
 const realFetch = globalThis.fetch;
 /**
- * The racing API's requests are answered by the embedded simulator in this process (fastify's inject):
- * the racing client, its limiter, timeout, parse and validation stay the real path; only the loopback
- * socket, undici and node:http's parsing on both sides go (about 15 % of the soak's CPU, docs/benchmarks.md).
- * Until the service has started (and for everything else: webhooks, the soak's own reads) fetch is real.
+ * The racing API's requests are answered through fastify's inject by a simulator built as the embedded one
+ * in a worker thread (`--simulator worker`, on the second core), or by the embedded simulator on this thread
+ * (`--simulator in-process`): the racing client, its limiter, timeout, parse and validation stay the real
+ * path; only the loopback socket, undici and node:http's parsing on both sides go (about 15 % of the soak's
+ * CPU, docs/benchmarks.md). Until the service has started (and for everything else: webhooks, the soak's own
+ * reads) fetch is real.
  */
 let upstreamFetch: ((url: string) => Promise<Response>) | undefined;
 const UPSTREAM_PATH = '/affiliates/v1/racing/';
@@ -178,7 +191,17 @@ if (!race) throw new Error('the upstream did not take the manual clock');
 const raceClock: ManualClock = race;
 const base = racewire.url;
 if (!racewire.simulator) throw new Error('the soak runs on the embedded simulator');
-upstreamFetch = createInProcessFetch(racewire.simulator).fetch;
+const simulatorWorker =
+  SIMULATOR === 'worker'
+    ? await startSimulatorWorker({
+        ...embeddedSimulatorOptions(
+          loadConfig({ SIMULATOR_SEED: SEED, RACING_API_MAX_RPM: RPM }),
+          raceClock.now(),
+        ),
+        clock: raceClock,
+      })
+    : undefined;
+upstreamFetch = simulatorWorker?.fetch ?? createInProcessFetch(racewire.simulator).fetch;
 
 const registered = await fetch(`${base}/v1/webhooks/endpoints`, {
   method: 'POST',
@@ -252,7 +275,7 @@ const cpuS = () => {
 const wallS = () => Math.round((Date.now() - started) / 1000);
 const storeName = redis ? 'Redis used_memory MB' : 'DATA_DIR MB';
 console.log(
-  `soak: ${DAYS} race days${HOURS < DAYS * 24 ? ` (stopping after ${HOURS} race hours)` : ''} from ${new Date(raceClock.now()).toISOString()}, store ${STORE}, ${RPM} requests/min, seed ${SEED}, DATA_DIR ${dir}`,
+  `soak: ${DAYS} race days${HOURS < DAYS * 24 ? ` (stopping after ${HOURS} race hours)` : ''} from ${new Date(raceClock.now()).toISOString()}, store ${STORE}, ${RPM} requests/min, seed ${SEED}, simulator ${SIMULATOR}, DATA_DIR ${dir}`,
 );
 console.log(
   `day | RSS MB | heap after GC MB | ${storeName} | metric series | events appended | webhooks delivered | CPU s | wall s`,
@@ -375,6 +398,7 @@ judgements.push([
 for (const ws of sockets) ws.terminate();
 followers.close();
 await racewire.stop();
+await simulatorWorker?.close();
 if (redis && REDIS_FAMILIES) console.log(familiesTable(await redis.families()));
 if (redis && KEEP_REDIS) console.log(`redis-server kept: ${redis.url}, pid ${redis.leave()}`);
 else await redis?.stop();

@@ -206,4 +206,4 @@ function boundLater<T>(): { get(): T | undefined; bind(value: T): void } {
 }
 
 export { upstreamLabels } from './compose/racing-client.js';
-export { demoDay } from './embedded/upstream.js';
+export { demoDay, embeddedSimulatorOptions } from './embedded/upstream.js';

@@ -95,12 +95,9 @@ export async function startUpstream(opts: {
   }
 
   const clock = from(Date.now());
-  // The simulator's own limit sits above ours, as a real provider's would: racewire must never reach it.
   const simulator = await createSimulator({
-    seed: config.SIMULATOR_SEED,
+    ...embeddedSimulatorOptions(config, clock.now()),
     clock,
-    day: demoDay(clock.now()),
-    rateLimit: { perMinute: Math.ceil(config.RACING_API_MAX_RPM * 1.2) },
     logger: logger.child({ component: 'simulator' }),
   });
   return {
@@ -113,6 +110,22 @@ export async function startUpstream(opts: {
       await checkpoints?.stop();
       await simulator.close();
     },
+  };
+}
+
+/**
+ * The embedded simulator's seed, day and rate limit for a race clock starting at `now`: the soak builds the
+ * same simulator in a worker thread (bench/support/simulator-worker.ts) from these.
+ */
+export function embeddedSimulatorOptions(
+  config: Pick<Config, 'SIMULATOR_SEED' | 'RACING_API_MAX_RPM'>,
+  now: number,
+): { seed: number; day: string; rateLimit: { perMinute: number } } {
+  // The simulator's own limit sits above ours, as a real provider's would: racewire must never reach it.
+  return {
+    seed: config.SIMULATOR_SEED,
+    day: demoDay(now),
+    rateLimit: { perMinute: Math.ceil(config.RACING_API_MAX_RPM * 1.2) },
   };
 }
 
