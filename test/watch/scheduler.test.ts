@@ -640,6 +640,17 @@ describe('pickNext: value per request', () => {
     expect(pick([{ ...before, lastFetchAt: from - 7_200 }, past])).toMatchObject({ raceId: b.raceId });
   });
 
+  it('weighs a race more than 6 minutes before its advertised start 0.8 times: few of its moves are due (issue 26)', () => {
+    // 3 minutes out every jump still possible is within 10 minutes: the mean rate, 6^2 = 36.
+    const soon = fetched(b, { startTime: from + 3 * MIN, lastFetchAt: from - 6_000 });
+    // 8 minutes out 45 of the 54 delays elsewhere put the jump within 10 minutes: 0.83 x 7^2 = 40.8 goes first
+    // at x1, and waits at x0.8 (32.7).
+    const early = fetched(a, { startTime: from + 8 * MIN, lastFetchAt: from - 7_000 });
+    expect(pick([early, soon])).toMatchObject({ raceId: b.raceId });
+    // 6 minutes out (x1, 0.9 of the mean) it goes first.
+    expect(pick([{ ...early, startTime: from + 6 * MIN }, soon])).toMatchObject({ raceId: a.raceId });
+  });
+
   it('never fetches a race hours away sooner than its minimum interval, even with nothing else to do', () => {
     const far = fetched(a, { startTime: from + 20 * 60 * MIN, lastFetchAt: from - 5 * MIN });
     const pick1 = pick([far]);

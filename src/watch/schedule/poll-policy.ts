@@ -106,6 +106,20 @@ const LATE_SCRATCH_RATE = 0.2 / 3600;
  * (docs/benchmarks.md, issue 26).
  */
 const AT_START_WEIGHT = 1.5;
+/**
+ * A race more than EARLY_NEAR_JUMP_MS before its advertised start counts this much less: in a peak of the
+ * freshness bench the races 6-10 minutes out took 23-26 % of the near-jump fetches for 4-6 % of the moves
+ * (seeds 8 and 9, `bench/odds-tail.ts`; issue 26). Mild: the moves' full density (the square root of it, half-way
+ * to the flat mean) put seed 7's moves before the start over the p95 goal.
+ */
+const EARLY_NEAR_JUMP_WEIGHT = 0.8;
+const EARLY_NEAR_JUMP_MS = 6 * MINUTE;
+
+/** The near-jump weight's factor for where the race stands against its advertised start. */
+function nearJumpFactor(race: RaceWatch, now: number): number {
+  if (race.startTime <= now) return AT_START_WEIGHT;
+  return race.startTime - now > EARLY_NEAR_JUMP_MS ? EARLY_NEAR_JUMP_WEIGHT : 1;
+}
 const RESULT_VALUE = 1;
 /** After the jump, per second: dividends due while Interim without them. */
 const DIVIDENDS_DUE_RATE = 1 / 60;
@@ -190,7 +204,7 @@ export function pollPolicy(race: RaceWatch, now: number, subscribers: number): P
   // Only the near-jump and post-jump slices are scored; the scratching slices have rules of their own.
   let weight =
     slice === 'nearJump'
-      ? rates.oddsValue * (race.startTime <= now ? AT_START_WEIGHT : 1)
+      ? rates.oddsValue * nearJumpFactor(race, now)
       : slice === 'postJump'
         ? RESULT_VALUE * rates.result
         : 0;
