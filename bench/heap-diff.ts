@@ -242,14 +242,14 @@ console.log(
 console.log(
   '\nby growth of the whole group (self MB then -> now, count then -> now; new and alive: count, MB)',
 );
-const ranked = [...new Set([...then.keys(), ...now.keys()])]
-  .map((key) => ({
-    key,
-    a: then.get(key) ?? { count: 0, bytes: 0 },
-    b: now.get(key) ?? { count: 0, bytes: 0 },
-  }))
-  .sort((x, y) => y.b.bytes - y.a.bytes - (x.b.bytes - x.a.bytes))
-  .slice(0, TOP);
+/** Every key of either map with its group then and now, the most grown first. */
+function byGrowth(a: Map<string, Group>, b: Map<string, Group>) {
+  const none = { count: 0, bytes: 0 };
+  return [...new Set([...a.keys(), ...b.keys()])]
+    .map((key) => ({ key, a: a.get(key) ?? none, b: b.get(key) ?? none }))
+    .sort((x, y) => y.b.bytes - y.a.bytes - (x.b.bytes - x.a.bytes));
+}
+const ranked = byGrowth(then, now).slice(0, TOP);
 for (const { key, a, b } of ranked) {
   const n = added.get(key) ?? { count: 0, bytes: 0 };
   console.log(
@@ -279,13 +279,7 @@ const heldNow = byHolder(after, r);
 console.log(
   '\nby growth of what each holder keeps (the named path from the root: self MB then -> now, objects then -> now)',
 );
-const grown = [...new Set([...heldThen.keys(), ...heldNow.keys()])]
-  .map((key) => ({
-    key,
-    a: heldThen.get(key) ?? { count: 0, bytes: 0 },
-    b: heldNow.get(key) ?? { count: 0, bytes: 0 },
-  }))
-  .sort((x, y) => y.b.bytes - y.a.bytes - (x.b.bytes - x.a.bytes));
+const grown = byGrowth(heldThen, heldNow);
 for (const { key, a, b } of [...grown.slice(0, TOP), ...grown.slice(-5)])
   console.log(
     `  ${(b.bytes - a.bytes >= 0 ? '+' : '') + mb(b.bytes - a.bytes)}  ${mb(a.bytes)} -> ${mb(b.bytes)}  ${a.count} -> ${b.count}  ${key}`,
