@@ -110,7 +110,7 @@ export const SETTINGS = {
   ],
   EVENT_LOG_RETAIN_DAYS: [
     int(1, 3650),
-    '7',
+    '2',
     "Race-clock days after a stream's last write when its document is dropped too (its seq kept); at least EVENT_LOG_SETTLED_HOURS",
   ],
   RACE_CACHE_BYTES: [

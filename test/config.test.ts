@@ -55,9 +55,9 @@ describe('configuration', () => {
 
   it('expires the event log a day after a stream settles and forgets it after a week, unless told otherwise', () => {
     const config = loadConfig({});
-    expect([config.EVENT_LOG_SETTLED_HOURS, config.EVENT_LOG_RETAIN_DAYS]).toEqual([24, 7]);
-    const custom = loadConfig({ EVENT_LOG_SETTLED_HOURS: '48', EVENT_LOG_RETAIN_DAYS: '2' });
-    expect([custom.EVENT_LOG_SETTLED_HOURS, custom.EVENT_LOG_RETAIN_DAYS]).toEqual([48, 2]);
+    expect([config.EVENT_LOG_SETTLED_HOURS, config.EVENT_LOG_RETAIN_DAYS]).toEqual([24, 2]);
+    const custom = loadConfig({ EVENT_LOG_SETTLED_HOURS: '48', EVENT_LOG_RETAIN_DAYS: '7' });
+    expect([custom.EVENT_LOG_SETTLED_HOURS, custom.EVENT_LOG_RETAIN_DAYS]).toEqual([48, 7]);
   });
 
   it('keeps finished webhook deliveries 24 wall-clock hours unless told otherwise, at least an hour', () => {
@@ -77,10 +77,10 @@ describe('configuration', () => {
     };
     expect(problems({ EVENT_LOG_SETTLED_HOURS: '0', EVENT_LOG_RETAIN_DAYS: 'week' })).toEqual([
       'EVENT_LOG_SETTLED_HOURS="0": Too small: expected number to be >=1. Fix: set EVENT_LOG_SETTLED_HOURS to a whole number from 1 to 87600, or unset it for the default 24',
-      'EVENT_LOG_RETAIN_DAYS="week": Invalid input: expected number, received NaN. Fix: set EVENT_LOG_RETAIN_DAYS to a whole number from 1 to 3650, or unset it for the default 7',
+      'EVENT_LOG_RETAIN_DAYS="week": Invalid input: expected number, received NaN. Fix: set EVENT_LOG_RETAIN_DAYS to a whole number from 1 to 3650, or unset it for the default 2',
     ]);
     expect(problems({ EVENT_LOG_SETTLED_HOURS: '200' })).toEqual([
-      'EVENT_LOG_RETAIN_DAYS=7 is shorter than EVENT_LOG_SETTLED_HOURS=200: a stream would be forgotten before it settles. Fix: set EVENT_LOG_RETAIN_DAYS to at least 9, or lower EVENT_LOG_SETTLED_HOURS',
+      'EVENT_LOG_RETAIN_DAYS=2 is shorter than EVENT_LOG_SETTLED_HOURS=200: a stream would be forgotten before it settles. Fix: set EVENT_LOG_RETAIN_DAYS to at least 9, or lower EVENT_LOG_SETTLED_HOURS',
     ]);
   });
 
