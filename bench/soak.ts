@@ -10,7 +10,10 @@
  *   npm run soak -- --days 7 [--store sqlite|redis] [--rpm 100] [--seed 1] [--step-ms 5000] [--hours H]
  *                    [--from 2026-11-19T17:00:00Z] [--simulator worker|in-process]
  *
- * (node --expose-gc, as the npm script runs it.) `--store redis` runs the Redis log, bus and outbox on a
+ * (node --expose-gc --max-semi-space-size=64 --min-semi-space-size=64, as the npm script runs it: semi-spaces of
+ * 64 MB, fixed, where V8's default grows to 16 MB and scavenges every ~200 ms of the soak, mid-request, promoting
+ * what one request's payload and parse still hold; less CPU and wall for about 150 MB more RSS, docs/benchmarks.md
+ * "The soak's race day, cheaper". The first line prints the flags a run had.) `--store redis` runs the Redis log, bus and outbox on a
  * redis-server the soak starts itself (`--redis-port`, default 41400), without persistence; Redis's memory
  * stands where DATA_DIR stands for SQLite. `--hours H` stops after H race hours (a cost measurement: the
  * judgements need 3 days and say so). Every race hour a line on stderr gives the trend and the cost: CPU
@@ -275,7 +278,7 @@ const cpuS = () => {
 const wallS = () => Math.round((Date.now() - started) / 1000);
 const storeName = redis ? 'Redis used_memory MB' : 'DATA_DIR MB';
 console.log(
-  `soak: ${DAYS} race days${HOURS < DAYS * 24 ? ` (stopping after ${HOURS} race hours)` : ''} from ${new Date(raceClock.now()).toISOString()}, store ${STORE}, ${RPM} requests/min, seed ${SEED}, simulator ${SIMULATOR}, DATA_DIR ${dir}`,
+  `soak: ${DAYS} race days${HOURS < DAYS * 24 ? ` (stopping after ${HOURS} race hours)` : ''} from ${new Date(raceClock.now()).toISOString()}, store ${STORE}, ${RPM} requests/min, seed ${SEED}, simulator ${SIMULATOR}, node ${process.execArgv.join(' ')}, DATA_DIR ${dir}`,
 );
 console.log(
   `day | RSS MB | heap after GC MB | ${storeName} | metric series | events appended | webhooks delivered | CPU s | wall s`,

@@ -287,6 +287,14 @@ interface ScratchPicks {
   late?: Ranked;
 }
 
+/**
+ * Whether `rank` goes before the slice's candidate so far. At module level, not a closure in
+ * `considerScratching`: run under tsx (`npm start`), every closure made gets its name set by esbuild's
+ * `keepNames` helper (`__name`, an `Object.defineProperty`), and this one was made for every candidate race of
+ * every pick: 4 % of the soak's CPU (docs/benchmarks.md).
+ */
+const better = (held: Ranked | undefined, rank: number) => !held || rank > held.rank;
+
 function considerScratching(
   picks: ScratchPicks,
   c: Candidate,
@@ -295,7 +303,6 @@ function considerScratching(
   farTurn: boolean,
   band: Candidate[],
 ): void {
-  const better = (held: Ranked | undefined, rank: number) => !held || rank > held.rank;
   if (c.policy.slice === 'lateScratchings') {
     const rank = lateOverdue(c, now, settings);
     if (better(picks.late, rank)) picks.late = { c, rank };
