@@ -479,34 +479,6 @@ describe('pickNext: value per request', () => {
     }
   });
 
-  it('counts a race’s late-scratching age from when it entered the hour, not from the band’s last visit (issue 26)', () => {
-    // A late scratching comes within the hour: a race that entered it 10 s ago, last visited by the 1-3 h band
-    // 10 minutes ago, has missed none and is due 225 s after it entered.
-    const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
-    const entered = fetched(b, { startTime: from + 60 * MIN - 10_000, lastFetchAt: from - 10 * MIN });
-    // Another race within the hour fetched a second ago: the slice's paced turn is 75 s away.
-    const other = fetched(c, { startTime: from + 30 * MIN, lastFetchAt: from - 1_000 });
-    const turn = 3; // isShareTurn(3, 1/4): a late-scratching turn
-    expect(pick([near, entered, other], from, DEFAULT_SETTINGS, turn)).toMatchObject({ raceId: a.raceId });
-    expect(pick([near, entered, other], from + 215_000, DEFAULT_SETTINGS, turn)).toMatchObject({
-      raceId: b.raceId,
-    });
-  });
-
-  it('takes the late slice’s paced turn only while a k-th earliest deadline falls within k turns (issue 26)', () => {
-    const near = fetched(a, { startTime: from + 2 * MIN, lastFetchAt: from - 20_000 });
-    // Two races within the hour: the pace is one every 225 s / 3 = 75 s, the last of them fetched 100 s ago.
-    const entered = fetched(b, { startTime: from + 60 * MIN - 10_000, lastFetchAt: from - 10 * MIN });
-    const other = fetched(c, { startTime: from + 30 * MIN, lastFetchAt: from - 100_000 });
-    const routine = 1; // no share turn
-    // Deadlines in 125 s and 215 s: neither within its turn (75 s, 150 s); the race at its jump goes.
-    expect(pick([near, entered, other], from, DEFAULT_SETTINGS, routine)).toMatchObject({ raceId: a.raceId });
-    // 51 s later the first is due within one turn: the pace takes it.
-    expect(pick([near, entered, other], from + 51_000, DEFAULT_SETTINGS, routine)).toMatchObject({
-      raceId: c.raceId,
-    });
-  });
-
   describe('around a peak of races near their jump (peak.ts)', () => {
     // PEAK_RACES races within 10 minutes of their start from `from + 5 min`: a peak begins then.
     const peak = (at: number) =>

@@ -127,8 +127,7 @@ export const isNearJumpUnknown = (race: RaceWatch, now: number): boolean =>
 const NEVER_FETCHED_AGE_MS = 60_000;
 /** Added to an overdue race's score: above any routine score, below urgent (infinite). */
 const OVERDUE_SCORE = 1e15;
-const HOUR_MS = 3_600_000;
-const THREE_HOURS_MS = 3 * HOUR_MS;
+const THREE_HOURS_MS = 3 * 3_600_000;
 /** Rank of a race 1-3 h out at its latest age in a peak: above every other rank of the band. */
 const BAND_LATEST_RANK = 3e13;
 /** Before a peak, the band visits the races that would fall due in it from this long before it begins. */
@@ -173,11 +172,10 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   const scratch: ScratchPicks = {};
   let dividends: Candidate | undefined;
   let nextDue = input.discoveryInFlight ? Number.POSITIVE_INFINITY : input.discoveryDueAt;
-  const latePace: LatePace = { races: 0, lastAt: Number.NEGATIVE_INFINITY, members: [] };
+  const latePace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   const bandPace: Pace = { races: 0, lastAt: Number.NEGATIVE_INFINITY };
   const forecast = new PeakForecast(now);
   const band: Candidate[] = [];
-  const lateCandidates: Candidate[] = [];
   for (const race of input.races) {
     // An over race is past its jump: no paced slice counts it.
     if ((overSince.get(race) ?? Number.POSITIVE_INFINITY) <= now) continue;
@@ -214,7 +212,7 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
     }
     // The dividends deadline: the race whose dividends waited longest for a look first.
     if (deadline && (!dividends || c.last < dividends.last)) dividends = c;
-    considerScratching(scratch, c, now, farTurn, band, lateCandidates);
+    considerScratching(scratch, c, now, settings, farTurn, band);
     const score = urgent ? Number.POSITIVE_INFINITY : scoreOf(c, now, subscribers);
     // Ties (several dirty races, say) go to the race that jumps first.
     if (!best || score > best.score || (score === best.score && race.startTime < best.c.race.startTime)) {
@@ -222,7 +220,6 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
     }
   }
   const { inPeak, ahead } = rankBand(scratch, band, now, settings, forecast);
-  const lateDue = rankLate(scratch, lateCandidates, latePace, now, settings);
   if (first) return race(first, false);
   if (discoveryDue) return { kind: 'discovery' };
   if (refill) return race(refill, true);
@@ -238,7 +235,8 @@ export function pickNext(input: SchedulerInput, settings: FreshnessSettings = DE
   const bandPaced = !inPeak && !watchedDue && paced(bandPace, now, settings.earlyScratchingMaxAgeMs);
   if (takes(early, bandTurn, bandPaced)) return race(early.c, false);
   if (far && !inPeak) return race(far.c, false);
-  if (takes(late, lateTurn, !watchedDue && lateDue)) return race(late.c, false);
+  if (takes(late, lateTurn, !watchedDue && paced(latePace, now, settings.lateScratchingMaxAgeMs)))
+    return race(late.c, false);
   if (best) return race(best.c, false);
   return { kind: 'idle', until: nextDue };
 }
@@ -293,12 +291,15 @@ function considerScratching(
   picks: ScratchPicks,
   c: Candidate,
   now: number,
+  settings: FreshnessSettings,
   farTurn: boolean,
   band: Candidate[],
-  late: Candidate[],
 ): void {
   const better = (held: Ranked | undefined, rank: number) => !held || rank > held.rank;
-  if (c.policy.slice === 'lateScratchings') late.push(c);
+  if (c.policy.slice === 'lateScratchings') {
+    const rank = lateOverdue(c, now, settings);
+    if (better(picks.late, rank)) picks.late = { c, rank };
+  }
   if (c.policy.slice !== 'earlyScratchings') return;
   if (inBand(c.race, now)) band.push(c);
   else if (farTurn) {
@@ -338,14 +339,13 @@ interface Pace {
 }
 
 /** Counts a race (in flight or not, due or not) toward the pace of its slice, if paced. */
-function countPace(race: RaceWatch, now: number, inFlight: boolean, late: LatePace, band: Pace): void {
+function countPace(race: RaceWatch, now: number, inFlight: boolean, late: Pace, band: Pace): void {
   const slice = sliceOf(race, now);
   const pace =
     slice === 'lateScratchings' ? late : slice === 'earlyScratchings' && inBand(race, now) ? band : undefined;
   if (!pace) return;
   pace.races++;
   pace.lastAt = Math.max(pace.lastAt, inFlight ? now : (race.lastFetchAt ?? Number.NEGATIVE_INFINITY));
-  if (pace === late) late.members.push({ race, inFlight });
 }
 
 /**
@@ -407,50 +407,13 @@ function bandRank(
 const farRank = (c: Candidate, now: number): number =>
   (c.race.lastFetchAt === undefined ? 1e13 : 0) + (now - c.last);
 
-/** The races within the hour: besides the pace, each one's late-scratching deadline (`lateDeadline`). */
-interface LatePace extends Pace {
-  members: { race: RaceWatch; inFlight: boolean }[];
-}
-
 /**
- * When a race within the hour must be fetched by (epoch ms) for its late scratchings. A race never fetched is
- * due from when it was listed: its first fetch is the baseline its scratchings are seen against. Otherwise
- * maxAge after its last fetch or after it entered the hour, whichever is later: a late scratching comes within
- * the hour, and counted from a visit of the 1-3 h band (up to 19 minutes before) every race was due the moment
- * it entered the hour, one fetch of ~14 a race that found nothing a late scratching could be (issue 26).
+ * How far past its late-scratching deadline a race within the hour is (ms; negative: not yet). A race never
+ * fetched is due from when it was listed: its first fetch is the baseline its scratchings are seen against.
  */
-function lateDeadline(race: RaceWatch, maxAge: number): number {
-  if (race.lastFetchAt === undefined) return race.discoveredAt;
-  return Math.max(race.lastFetchAt, race.startTime - HOUR_MS) + maxAge;
-}
-
-/**
- * Ranks the races within the hour into `picks.late` (how far past its deadline, ms; negative: not yet) and
- * answers whether the slice's paced turn has come: one of its N races at most every maxAge / (N + 1) from the
- * last of them fetched (`paced`), and only while it is behind its deadlines at that pace: some k-th earliest
- * deadline is due within k turns. Paced by time alone, the slice spent (N + 1) / maxAge whatever its races'
- * deadlines, so a race whose deadline counts from its entry into the hour saved nothing (in a peak the slice
- * took ~11 requests a minute of the 27 the near-jump set did not get; issue 26). At an even pace both rules
- * take the same turns: with every race fetched at least one turn ago, the latest deadline is within N turns.
- */
-function rankLate(
-  picks: ScratchPicks,
-  candidates: readonly Candidate[],
-  pace: LatePace,
-  now: number,
-  settings: FreshnessSettings,
-): boolean {
-  const maxAge = settings.lateScratchingMaxAgeMs;
-  for (const c of candidates) {
-    const rank = now - lateDeadline(c.race, maxAge);
-    if (!picks.late || rank > picks.late.rank) picks.late = { c, rank };
-  }
-  if (!paced(pace, now, maxAge)) return false;
-  const turnMs = maxAge / (pace.races + 1);
-  const deadlines = pace.members
-    .map((m) => (m.inFlight ? now + maxAge : lateDeadline(m.race, maxAge)))
-    .sort((a, b) => a - b);
-  return deadlines.some((deadline, k) => deadline <= now + (k + 1) * turnMs);
+function lateOverdue(c: Candidate, now: number, settings: FreshnessSettings): number {
+  if (c.race.lastFetchAt === undefined) return now - c.race.discoveredAt;
+  return now - c.last - settings.lateScratchingMaxAgeMs;
 }
 
 /** The race's score: overdue as watched above the value of its unseen changes. */
