@@ -24,7 +24,12 @@ import {
 import { peakPerMinute } from './nemesis/checks.js';
 import { recordRace } from './ws-recorder.js';
 
-const BUDGET = 40;
+/**
+ * The default budget. At 40 a minute the subscribed race's first document (below) waited for every race near
+ * its jump with no document, and how many there are follows the wall clock's time of day (the simulated world
+ * is laid on it): 60 s was not enough twice in four suite runs at 14:10-14:30 UTC, load 5-7.
+ */
+const BUDGET = 100;
 
 describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
   const keys = redisPrefix('failover');
@@ -61,7 +66,7 @@ describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
     const sub = await recordRace(c.url, race.raceId);
     // A subscribed race this far out waits for every race near its jump with no document, which go first
     // (issue 27, docs/architecture.md), and for the days' listings: at the busiest hour of the simulated day
-    // ~25 of them at 40 requests a minute, ~40 s (20 s failed at 02:00 UTC on this commit and on c595c05).
+    // ~25 of them, ~40 s at 40 requests a minute and 60 s not always enough at 14:00-14:30 UTC (BUDGET above).
     await until(sub.hasDocument, 'the first document of the race', 60_000);
 
     const scratched = (n: number) =>
