@@ -1,5 +1,6 @@
 /** racewire in-process for end-to-end tests: memory store, embedded fast simulator, the board, a real port. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createScaledClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { registerBoard } from '../../src/http/board.js';
 import { type Racewire, startRacewire } from '../../src/runtime.js';
@@ -13,6 +14,19 @@ export interface E2eRacewire {
   stop(): Promise<void>;
 }
 
+/**
+ * The race clock starts at 12:00 UTC of today's date, whatever the wall clock's time of day: the simulated
+ * world is laid on its day's timetable, and from 14:15 to 17:02 UTC the end of one demo day and the start of
+ * the next overlap, about twice the races near their jump. Tests waiting seconds for a race's first document
+ * or a scratching failed there (four in one run at 14:37 UTC, none at other hours); at noon they see the
+ * same hour of racing whenever they run.
+ */
+export function e2eRaceOrigin(wallNow: number): number {
+  const noon = new Date(wallNow);
+  noon.setUTCHours(12, 0, 0, 0);
+  return noon.getTime();
+}
+
 export async function startE2e(env: Record<string, string> = {}): Promise<E2eRacewire> {
   const config = loadConfig({
     PORT: '0',
@@ -23,7 +37,12 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2eRac
     DISCOVERY_INTERVAL_MS: '1000',
     ...env,
   });
-  const racewire = await startRacewire({ config, listen: false });
+  const racewire = await startRacewire({
+    config,
+    listen: false,
+    clockFrom: (origin) =>
+      createScaledClock({ origin: e2eRaceOrigin(origin), speed: config.SIMULATOR_SPEED }),
+  });
   // The composition root may already serve the board; register it here only when it does not.
   if (!racewire.app.hasRoute({ method: 'GET', url: '/' })) await registerBoard(racewire.app);
   const url = await racewire.app.listen({ port: 0, host: '127.0.0.1' });
