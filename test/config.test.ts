@@ -53,7 +53,7 @@ describe('configuration', () => {
     ]);
   });
 
-  it('expires the event log a day after a stream settles and forgets it after a week, unless told otherwise', () => {
+  it('expires the event log a day after a stream settles and forgets it after two days, unless told otherwise', () => {
     const config = loadConfig({});
     expect([config.EVENT_LOG_SETTLED_HOURS, config.EVENT_LOG_RETAIN_DAYS]).toEqual([24, 2]);
     const custom = loadConfig({ EVENT_LOG_SETTLED_HOURS: '48', EVENT_LOG_RETAIN_DAYS: '7' });

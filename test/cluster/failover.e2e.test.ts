@@ -5,6 +5,7 @@
  * budget in any 60 s window across the hand-over.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { until } from '../e2e/harness.js';
 import { describeWithRedis } from '../support/redis.js';
 import {
@@ -29,7 +30,7 @@ import { recordRace } from './ws-recorder.js';
  * its jump with no document, and how many there are follows the wall clock's time of day (the simulated world
  * is laid on it): 60 s was not enough twice in four suite runs at 14:10-14:30 UTC, load 5-7.
  */
-const BUDGET = 100;
+const BUDGET = loadConfig({}).RACING_API_MAX_RPM;
 
 describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
   const keys = redisPrefix('failover');

@@ -21,7 +21,7 @@ export interface E2eRacewire {
  * or a scratching failed there (four in one run at 14:37 UTC, none at other hours); at noon they see the
  * same hour of racing whenever they run.
  */
-export function e2eRaceOrigin(wallNow: number): number {
+function e2eRaceOrigin(wallNow: number): number {
   const noon = new Date(wallNow);
   noon.setUTCHours(12, 0, 0, 0);
   return noon.getTime();
