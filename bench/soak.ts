@@ -14,7 +14,8 @@
  * 64 MB, fixed, where V8's default grows to 16 MB and scavenges every ~200 ms of the soak, mid-request, promoting
  * what one request's payload and parse still hold; less CPU and wall for about 150 MB more RSS, docs/benchmarks.md
  * "The soak's race day, cheaper". The first line prints the flags a run had.) `--store redis` runs the Redis log, bus and outbox on a
- * redis-server the soak starts itself (`--redis-port`, default 41400), without persistence; Redis's memory
+ * redis-server the soak starts itself (`--redis-port`, default 41400), without persistence, and stops however it ends
+ * (also by SIGINT or SIGTERM); Redis's memory
  * stands where DATA_DIR stands for SQLite. `--hours H` stops after H race hours (a cost measurement: the
  * judgements need 3 days and say so). Every race hour a line on stderr gives the trend and the cost: CPU
  * seconds of this process (the simulator's worker thread included) and upstream requests so far. `--max-wall-min M` stops the

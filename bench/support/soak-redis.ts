@@ -31,6 +31,23 @@ export async function startSoakRedis(port: number): Promise<SoakRedis> {
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  // The server goes with the soak however the soak ends: at its exit (process.exit included), and when it is
+  // stopped by a signal, which would otherwise end it without an exit event and leave the server running.
+  const killServer = () => {
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    killServer();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  const release = () => {
+    process.off('exit', killServer);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  process.on('exit', killServer);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const url = `redis://127.0.0.1:${port}`;
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => {}); // refused while it starts: the loop below retries
@@ -42,8 +59,11 @@ export async function startSoakRedis(port: number): Promise<SoakRedis> {
       break;
     } catch (err) {
       client.disconnect();
-      if (attempt >= 50 || server.exitCode !== null)
+      if (attempt >= 50 || server.exitCode !== null) {
+        killServer();
+        release();
         throw new Error(`redis-server on ${port} did not start: ${err}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -66,11 +86,13 @@ export async function startSoakRedis(port: number): Promise<SoakRedis> {
     },
     families: () => redisBytes(client),
     leave() {
+      release();
       client.disconnect();
       server.unref();
       return server.pid;
     },
     async stop() {
+      release();
       client.disconnect();
       server.kill('SIGTERM');
       await exited;

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { expect, it, vi } from 'vitest';
+import { nodeArgs } from '../support/child-build.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Whether a redis-server answers PING on `url` (a refused connection answers false). */
+async function answers(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  it(`stops the soak's redis-server when the soak is stopped by ${signal}`, async () => {
+    const port = await freePort();
+    const script = fileURLToPath(new URL('./soak-redis-child.ts', import.meta.url));
+    const child = spawn(process.execPath, [...nodeArgs(script), String(port)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = once(child, 'exit');
+    try {
+      const [line] = (await once(child.stdout, 'data')) as [Buffer];
+      const url = line.toString().trim();
+      expect(url).toBe(`redis://127.0.0.1:${port}`);
+      expect(await answers(url)).toBe(true);
+
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(signal === 'SIGINT' ? 130 : 143);
+      // The server was sent SIGTERM before the soak exited; it closes its port as it stops.
+      await vi.waitFor(async () => expect(await answers(url)).toBe(false), { timeout: 10_000, interval: 50 });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+}
