@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { expect, it, vi } from 'vitest';
 import { nodeArgs } from '../support/child-build.js';
+import { redisAnswers } from '../support/redis.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -14,20 +14,6 @@ async function freePort(): Promise<number> {
   server.close();
   await once(server, 'close');
   return port;
-}
-
-/** Whether a redis-server answers PING on `url` (a refused connection answers false). */
-async function answers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
 }
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -42,13 +28,16 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const [line] = (await once(child.stdout, 'data')) as [Buffer];
       const url = line.toString().trim();
       expect(url).toBe(`redis://127.0.0.1:${port}`);
-      expect(await answers(url)).toBe(true);
+      expect(await redisAnswers(url)).toBe(true);
 
       child.kill(signal);
       const [code] = (await exited) as [number | null];
       expect(code).toBe(signal === 'SIGINT' ? 130 : 143);
       // The server was sent SIGTERM before the soak exited; it closes its port as it stops.
-      await vi.waitFor(async () => expect(await answers(url)).toBe(false), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(async () => expect(await redisAnswers(url)).toBe(false), {
+        timeout: 10_000,
+        interval: 50,
+      });
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }

@@ -7,8 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { until } from '../../e2e/harness.js';
+import { redisAnswers } from '../../support/redis.js';
 
 export interface OwnRedis {
   url: string;
@@ -44,18 +44,7 @@ export async function startOwnRedis(port: number, extraArgs: readonly string[] =
       ],
       { cwd: dir, stdio: 'ignore' },
     );
-    await until(async () => {
-      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => {});
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG';
-      } catch {
-        return false;
-      } finally {
-        probe.disconnect();
-      }
-    }, `redis-server on ${port}`);
+    await until(() => redisAnswers(url), `redis-server on ${port}`);
   };
   const kill = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
