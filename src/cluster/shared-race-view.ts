@@ -9,6 +9,7 @@ import type { EventLog } from '../store/ports.js';
 import type { Meeting } from '../upstream/schemas.js';
 import type { RaceView } from '../watch/fetch/poller.js';
 import { applyMeetings } from '../watch/schedule/discovery.js';
+import { windowDates } from '../watch/schedule/discovery-windows.js';
 import type { RaceWatch } from '../watch/track/race-watch.js';
 import type { Freshness } from './cluster-state.js';
 
@@ -31,7 +32,16 @@ export function createSharedRaceView(deps: {
   let races: ReadonlyMap<string, RaceWatch> = new Map();
 
   const rebuild = () => {
-    races = applyMeetings(new Map(), [...meetings.values()], deps.clock.now()).races;
+    const now = deps.clock.now();
+    // A meeting dated before yesterday has rolled out of every node's day windows (discovery-windows.ts), as
+    // its races out of the poller's: it leaves the view. Kept, the view held every meeting the log was ever
+    // seen to hold, and rebuilt them all on every bus batch: found by the week-long Redis soak (issue 23),
+    // whose heap after GC grew from day 2 on where the SQLite soak's, without the view, did not.
+    const oldest = windowDates(now)[0]!;
+    for (const [stream, meeting] of meetings) {
+      if (String(meeting.date).slice(0, 10) < oldest) meetings.delete(stream);
+    }
+    races = applyMeetings(new Map(), [...meetings.values()], now).races;
   };
   const load = async (stream: string) => {
     const doc = (await deps.log.head(stream)).document as Meeting | undefined;

@@ -67,4 +67,50 @@ describe('shared race view', () => {
     expect(view.listedDays()).toEqual(freshness.days);
     view.close();
   });
+
+  it('lets a meeting go once its date is before yesterday, as the day windows do', async () => {
+    const log = createMemoryEventLog();
+    const bus = createMemoryBus();
+    // The fixture's meetings are dated 2025-07-17.
+    const clock = createManualClock(Date.parse('2025-07-17T09:00:00Z'));
+    const view = createSharedRaceView({
+      log,
+      bus,
+      clock,
+      freshness: () => undefined,
+      onError: (e) => {
+        throw e;
+      },
+    });
+    const write = async (m: Meeting) =>
+      bus.publish(
+        await log.append(`meeting:${m.meeting}`, {
+          entries: [{ kind: 'snapshot', document: m }],
+          document: m,
+          now: new Date(clock.now()),
+        }),
+      );
+    await write(meeting);
+    await view.refresh();
+    const old = meeting.races.map((r) => r.id);
+    expect([...view.races().keys()]).toEqual(old);
+
+    // A day later the meeting is yesterday's: still listed.
+    await clock.advance(86_400_000);
+    const next = fixture.data.meetings[1]!;
+    const today = { ...next, date: '2025-07-18T00:00:00Z' };
+    await write(today);
+    await new Promise((r) => setImmediate(r));
+    expect([...view.races().keys()]).toEqual([...old, ...today.races.map((r) => r.id)]);
+
+    // Two days later it is before yesterday: gone at the next batch, and a refresh, which reads every
+    // meeting the log still holds, does not bring it back.
+    await clock.advance(86_400_000);
+    await write({ ...today, races: today.races.map((r) => ({ ...r, status: 'Final' })) });
+    await new Promise((r) => setImmediate(r));
+    expect([...view.races().keys()]).toEqual(today.races.map((r) => r.id));
+    await view.refresh();
+    expect([...view.races().keys()]).toEqual(today.races.map((r) => r.id));
+    view.close();
+  });
 });
