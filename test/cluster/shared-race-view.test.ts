@@ -12,21 +12,27 @@ const fixture = JSON.parse(
 ) as { data: { meetings: Meeting[] } };
 const meeting = fixture.data.meetings[0]!;
 
+/** A view over a fresh memory log and bus, on a manual clock at `at`; errors fail the test. */
+function viewAt(at: string, freshness: () => Freshness | undefined = () => undefined) {
+  const log = createMemoryEventLog();
+  const bus = createMemoryBus();
+  const clock = createManualClock(Date.parse(at));
+  const view = createSharedRaceView({
+    log,
+    bus,
+    clock,
+    freshness,
+    onError: (e) => {
+      throw e;
+    },
+  });
+  return { log, bus, clock, view };
+}
+
 describe('shared race view', () => {
   it("lists the leader's races from the meeting documents and follows them on the bus", async () => {
-    const log = createMemoryEventLog();
-    const bus = createMemoryBus();
-    const clock = createManualClock(Date.parse('2025-07-16T15:00:00Z'));
     let freshness: Freshness | undefined;
-    const view = createSharedRaceView({
-      log,
-      bus,
-      clock,
-      freshness: () => freshness,
-      onError: (e) => {
-        throw e;
-      },
-    });
+    const { log, bus, clock, view } = viewAt('2025-07-16T15:00:00Z', () => freshness);
     const stream = `meeting:${meeting.meeting}`;
     await log.append(stream, {
       entries: [{ kind: 'snapshot', document: meeting }],
@@ -69,19 +75,8 @@ describe('shared race view', () => {
   });
 
   it('lets a meeting go once its date is before yesterday, as the day windows do', async () => {
-    const log = createMemoryEventLog();
-    const bus = createMemoryBus();
     // The fixture's meetings are dated 2025-07-17.
-    const clock = createManualClock(Date.parse('2025-07-17T09:00:00Z'));
-    const view = createSharedRaceView({
-      log,
-      bus,
-      clock,
-      freshness: () => undefined,
-      onError: (e) => {
-        throw e;
-      },
-    });
+    const { log, bus, clock, view } = viewAt('2025-07-17T09:00:00Z');
     const write = async (m: Meeting) =>
       bus.publish(
         await log.append(`meeting:${m.meeting}`, {
