@@ -94,7 +94,7 @@ export async function startSoakRedis(port: number): Promise<SoakRedis> {
     async stop() {
       release();
       client.disconnect();
-      server.kill('SIGTERM');
+      killServer();
       await exited;
     },
   };
