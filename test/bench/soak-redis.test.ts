@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it, vi } from 'vitest';
 import { freePort } from '../cluster/cluster-harness.js';
 import { nodeArgs } from '../support/child-build.js';
-import { describeWithRedis, redisAnswers, requireRedisServer } from '../support/redis.js';
+import { describeWithRedis, requireRedisServer } from '../support/redis.js';
+import { redisAnswers } from '../support/redis-ping.js';
 
 // Needs redis-server on PATH, as every suite that starts its own: run where REDIS_URL is set.
 describeWithRedis("the soak's own redis-server", () => {

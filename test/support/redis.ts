@@ -52,17 +52,3 @@ export function suiteRedis(url: string): { redis: Redis; runPrefix: string } {
   });
   return { redis, runPrefix };
 }
-
-/** Whether a Redis answers PING at `url` now: a refused or failed connection answers false. */
-export async function redisAnswers(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { until } from '../../e2e/harness.js';
-import { redisAnswers } from '../../support/redis.js';
+import { redisAnswers } from '../../support/redis-ping.js';
 
 export interface OwnRedis {
   url: string;
