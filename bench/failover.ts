@@ -7,6 +7,7 @@
  *   REDIS_URL=redis://127.0.0.1:6379 npx tsx bench/failover.ts [--runs 5] [--ttl 5000]
  */
 import { parseArgs } from 'node:util';
+import { clusterClock } from '../test/cluster/cluster-clock.js';
 import {
   clusterEnv,
   leaderOf,
@@ -23,7 +24,7 @@ import { until } from '../test/e2e/harness.js';
 
 async function once(ttlMs: number) {
   const keys = redisPrefix('bench-failover');
-  const upstream = await startClusterSimulator(100);
+  const upstream = await startClusterSimulator(100, clusterClock);
   const env = {
     ...clusterEnv({ prefix: keys.prefix, upstream: upstream.url, budget: 100 }),
     LEASE_TTL_MS: String(ttlMs),
@@ -32,7 +33,7 @@ async function once(ttlMs: number) {
   await until(() => leaderOf(nodes), 'a to lead', 30_000);
   nodes.push(await spawnNode('b', env));
   const [a, b] = nodes as [NodeProcess, NodeProcess];
-  const { raceId, runners } = pickOpenRace(upstream.sim, { minLeadMs: 30 * 60_000, minRunners: 1 });
+  const { raceId, runners } = pickOpenRace(upstream, { minLeadMs: 30 * 60_000, minRunners: 1 });
   await raceListed(b, raceId);
   const sub = await recordRace(b.url, raceId);
   await until(sub.hasDocument, 'first document', 30_000);
@@ -45,14 +46,15 @@ async function once(ttlMs: number) {
   await until(() => sub.events().length > 0 || undefined, 'odds moving', 30_000);
 
   a.child.kill('SIGKILL');
-  const killedAt = Date.now();
+  // On the simulator's clock, as the nodes' event timestamps are.
+  const killedAt = upstream.clock.now();
   await a.exited;
   await until(
     () => sub.events().some((e) => Date.parse(e.timestamp) > killedAt) || undefined,
     'an event after the kill',
     60_000,
   );
-  const failoverMs = Date.now() - killedAt;
+  const failoverMs = upstream.clock.now() - killedAt;
   clearInterval(mover);
   sub.close();
   await Promise.all(nodes.map(stopNode));

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { systemClock } from '../src/clock.js';
 import { WINDOW_CHECKPOINT_FILE } from '../src/upstream/window-checkpoint.js';
 import { freePort, maxInAnyMinute, startClusterSimulator } from '../test/cluster/cluster-harness.js';
 import { until } from '../test/e2e/harness.js';
@@ -65,7 +66,8 @@ async function warmProcess(env: Record<string, string>) {
 }
 
 async function run(i: number) {
-  const upstream = await startClusterSimulator(rpm);
+  // Its nodes are started here, not by clusterEnv, on the system clock: so is the simulator.
+  const upstream = await startClusterSimulator(rpm, systemClock);
   const dataDir = await mkdtemp(join(tmpdir(), 'racewire-restart-budget-'));
   const env = {
     STORE: 'sqlite',

@@ -1,6 +1,7 @@
 /**
  * Several racewire nodes as child processes on one Redis, polling one simulator that runs in the test process
- * (on the system clock, like the nodes) and records every API request it receives.
+ * (on the cluster clock, like the nodes: the system clock moved to a fixed time of day, cluster-clock.ts) and
+ * records every API request it receives.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -8,11 +9,12 @@ import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { systemClock } from '../../src/clock.js';
+import type { Clock } from '../../src/clock.js';
 import { demoDay } from '../../src/runtime.js';
 import { createSimulator, type Simulator } from '../../src/simulator/index.js';
 import { until } from '../e2e/harness.js';
 import { nodeArgs } from '../support/child-build.js';
+import { shiftedDateEnv } from './cluster-clock.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,6 +29,8 @@ export async function freePort(): Promise<number> {
 
 export interface ClusterSimulator {
   sim: Simulator;
+  /** The simulator's clock: the cluster clock, unless the suite runs its node in its own process. */
+  clock: Clock;
   url: string;
   /** Clock ms of every racing API request, in arrival order. */
   requests: number[];
@@ -48,12 +52,13 @@ export interface ClusterSimulator {
 
 const STALL_TICK_MS = 100;
 
-function watchStalls() {
+/** Stall ends on the simulator's clock, as they are compared with its stamps. */
+function watchStalls(clock: Clock) {
   const stalls: number[] = [];
-  let lastTick = Date.now();
+  let lastTick = clock.now();
   let worst = 0;
   const ticker = setInterval(() => {
-    const now = Date.now();
+    const now = clock.now();
     worst = Math.max(worst, now - lastTick - STALL_TICK_MS);
     if (now - lastTick > STALL_TICK_MS + 1_000) stalls.push(now);
     lastTick = now;
@@ -61,13 +66,17 @@ function watchStalls() {
   return { stalls, worst: () => worst, stop: () => clearInterval(ticker) };
 }
 
-export async function startClusterSimulator(perMinute: number): Promise<ClusterSimulator> {
+/**
+ * `clock`: `clusterClock` for nodes started by `spawnNode`, which moves theirs to it; `systemClock` for nodes
+ * built in the test's own process.
+ */
+export async function startClusterSimulator(perMinute: number, clock: Clock): Promise<ClusterSimulator> {
   const requests: number[] = [];
   const calls: { path: string; query: string; from: string; at: number }[] = [];
   const sim = await createSimulator({
     seed: 7,
-    clock: systemClock,
-    day: demoDay(Date.now()),
+    clock,
+    day: demoDay(clock.now()),
     // Above the budget, as a real provider's would be: the audit below, not a 429, is what must hold.
     rateLimit: { perMinute: perMinute * 2 },
     onApiRequest: (call) => {
@@ -76,9 +85,10 @@ export async function startClusterSimulator(perMinute: number): Promise<ClusterS
     },
   });
   const url = await sim.listen({ port: 0, host: '127.0.0.1' });
-  const watcher = watchStalls();
+  const watcher = watchStalls(clock);
   return {
     sim,
+    clock,
     url,
     requests,
     calls,
@@ -149,7 +159,8 @@ export async function spawnNode(
   const port = await freePort();
   const child = spawn(process.execPath, nodeArgs(entry), {
     cwd: ROOT,
-    env: { ...process.env, ...env, NODE_ID: name, PORT: String(port) },
+    // On the cluster clock (cluster-clock.ts), as the simulator it polls.
+    env: { ...process.env, ...env, ...shiftedDateEnv(), NODE_ID: name, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -207,8 +218,11 @@ export function redisPrefix(label: string) {
 }
 
 /** An Open race at least `minLeadMs` from its jump with at least `minRunners` runners still running. */
-export function pickOpenRace(sim: Simulator, opts: { minLeadMs: number; minRunners: number }) {
-  const now = Date.now();
+export function pickOpenRace(
+  { sim, clock }: ClusterSimulator,
+  opts: { minLeadMs: number; minRunners: number },
+) {
+  const now = clock.now();
   const race = sim.world.races.find((r) => {
     const view = sim.world.raceView(r.id, now);
     return (
@@ -258,12 +272,20 @@ export async function startWebhookReceiver() {
   };
 }
 
-/** Registers `receiverUrl` on `node` for scratchings (loopback: no admin token needed). */
-export async function registerScratchingHook(node: NodeProcess, receiverUrl: string): Promise<number> {
+/**
+ * Registers `receiverUrl` on `node` for the scratchings of one race (loopback: no admin token needed). Of one
+ * race: the simulator scratches runners of its own in other races, more at one time of day than another, and
+ * a test that counted those failed by the hour it ran at.
+ */
+export async function registerScratchingHook(
+  node: NodeProcess,
+  receiverUrl: string,
+  raceId: string,
+): Promise<number> {
   const res = await fetch(`${node.url}/v1/webhooks/endpoints`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ url: receiverUrl, eventTypes: ['runner.scratched'] }),
+    body: JSON.stringify({ url: receiverUrl, eventTypes: ['runner.scratched'], filters: { raceId } }),
   });
   return res.status;
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { until } from '../e2e/harness.js';
 import { describeWithRedis } from '../support/redis.js';
+import { clusterClock } from './cluster-clock.js';
 import {
   type ClusterSimulator,
   clusterEnv,
@@ -39,7 +40,7 @@ describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
   const nodes: NodeProcess[] = [];
 
   beforeAll(async () => {
-    upstream = await startClusterSimulator(BUDGET);
+    upstream = await startClusterSimulator(BUDGET, clusterClock);
     receiver = await startWebhookReceiver();
     const env = clusterEnv({ prefix: keys.prefix, upstream: upstream.url, budget: BUDGET });
     nodes.push(await spawnNode('node-a', env));
@@ -58,9 +59,9 @@ describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
     const [a, b, c] = nodes as [NodeProcess, NodeProcess, NodeProcess];
     expect((await leaderOf(nodes))?.name).toBe('node-a');
 
-    expect(await registerScratchingHook(b, receiver.url)).toBe(201);
     // An Open race at least 30 minutes from its jump with enough runners to scratch six.
-    const race = pickOpenRace(upstream.sim, { minLeadMs: 30 * 60_000, minRunners: 10 });
+    const race = pickOpenRace(upstream, { minLeadMs: 30 * 60_000, minRunners: 10 });
+    expect(await registerScratchingHook(b, receiver.url, race.raceId)).toBe(201);
     const runners = race.runners;
     // Follower c lists the race once the leader's discovery has reached the shared log.
     await raceListed(c, race.raceId);
@@ -78,12 +79,12 @@ describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
 
     // Kill the leader once it has spent the whole budget of the last 60 s: a new leader that counted only
     // its own requests would then go over it at once.
-    const spentLastMinute = () => upstream.requests.filter((t) => t > Date.now() - 60_000).length;
+    const spentLastMinute = () => upstream.requests.filter((t) => t > upstream.clock.now() - 60_000).length;
     await until(() => spentLastMinute() >= BUDGET - 1 || undefined, 'a full 60 s window', 90_000);
     upstream.sim.world.scratch(race.raceId, runners[3]!);
     a.child.kill('SIGKILL');
     await a.exited;
-    const killedAt = Date.now();
+    const killedAt = upstream.clock.now();
     upstream.sim.world.scratch(race.raceId, runners[4]!);
     const next = await until(() => leaderOf([b, c]), 'a new leader', 15_000);
     upstream.sim.world.scratch(race.raceId, runners[5]!);
@@ -120,7 +121,7 @@ describeWithRedis('three nodes on Redis, leader killed mid-race', () => {
     // The budget was the limit, not the demand.
     expect(peakPerMinute(upstream.requests, []).peak).toBeGreaterThanOrEqual(BUDGET - 1);
     expect(next.name).not.toBe('node-a');
-    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    expect(upstream.clock.now() - killedAt).toBeLessThan(60_000);
 
     // A client that left node-c midway resumes on node-b: exactly what it missed, no snapshot.
     const resumed = await recordRace(b.url, race.raceId, midway);

@@ -7,6 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type Racewire, startRacewire } from '../../src/runtime.js';
 import { until } from '../e2e/harness.js';
@@ -32,7 +33,8 @@ describeWithRedis('Redis away and back under two in-process nodes', () => {
     requireRedisServer();
     process.on('unhandledRejection', onUnhandled);
     redis = await startOwnRedis(await freePort());
-    upstream = await startClusterSimulator(60);
+    // The nodes run in this process, on the system clock: so does their simulator.
+    upstream = await startClusterSimulator(60, systemClock);
     const env = {
       ...clusterEnv({ prefix: 'racewire:', upstream: upstream.url, budget: 60 }),
       REDIS_URL: redis.url,
@@ -71,7 +73,7 @@ describeWithRedis('Redis away and back under two in-process nodes', () => {
     );
 
   it('rejects no Redis command unhandled, keeps serving, and delivers across nodes once Redis is back', async () => {
-    const race = pickOpenRace(upstream.sim, { minLeadMs: 30 * 60_000, minRunners: 8 });
+    const race = pickOpenRace(upstream, { minLeadMs: 30 * 60_000, minRunners: 8 });
     await until(
       () => nodes[1]!.backend.sharedView?.races().has(race.raceId) || undefined,
       'race listed',

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { until } from '../e2e/harness.js';
 import { describeWithRedis, requireRedisServer } from '../support/redis.js';
+import { clusterClock } from './cluster-clock.js';
 import {
   type ClusterSimulator,
   clusterEnv,
@@ -33,7 +34,7 @@ describeWithRedis('Redis away and back under two nodes', () => {
   beforeAll(async () => {
     requireRedisServer();
     redis = await startOwnRedis(await freePort());
-    upstream = await startClusterSimulator(60);
+    upstream = await startClusterSimulator(60, clusterClock);
     receiver = await startWebhookReceiver();
     const env = {
       ...clusterEnv({ prefix: 'racewire:', upstream: upstream.url, budget: 60 }),
@@ -53,8 +54,8 @@ describeWithRedis('Redis away and back under two nodes', () => {
 
   it('keeps serving, reports Redis in readiness, and catches up without loss when Redis returns', async () => {
     const [leader, follower] = nodes as [NodeProcess, NodeProcess];
-    expect(await registerScratchingHook(leader, receiver.url)).toBe(201);
-    const race = pickOpenRace(upstream.sim, { minLeadMs: 30 * 60_000, minRunners: 8 });
+    const race = pickOpenRace(upstream, { minLeadMs: 30 * 60_000, minRunners: 8 });
+    expect(await registerScratchingHook(leader, receiver.url, race.raceId)).toBe(201);
     const [first, second] = race.runners;
     await raceListed(follower, race.raceId);
     const sub = await recordRace(follower.url, race.raceId);

@@ -6,6 +6,7 @@
  * on a redis-server of the test's own (never the shared one), which the test restarts on an empty directory.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type Racewire, startRacewire } from '../../src/runtime.js';
 import { until } from '../e2e/harness.js';
@@ -33,7 +34,9 @@ describeWithRedis('a Redis that loses its data under a running node', () => {
   beforeAll(async () => {
     requireRedisServer();
     redis = await startOwnRedis(await freePort());
-    upstream = await startClusterSimulator(BUDGET);
+    // The node runs in this process, on the system clock: so does its simulator (cluster-clock.ts moves spawned
+    // nodes only).
+    upstream = await startClusterSimulator(BUDGET, systemClock);
     receiver = await startWebhookReceiver();
     const env = {
       ...clusterEnv({ prefix: 'racewire:', upstream: upstream.url, budget: BUDGET }),
@@ -63,12 +66,13 @@ describeWithRedis('a Redis that loses its data under a running node', () => {
       .map((r) => (JSON.parse(r.body) as { data: { runner: { entrantId: string } } }).data.runner.entrantId);
 
   it('says the endpoints are gone, and the export restores them and their deliveries', async () => {
-    const race = pickOpenRace(upstream.sim, { minLeadMs: 30 * 60_000, minRunners: 8 });
+    const race = pickOpenRace(upstream, { minLeadMs: 30 * 60_000, minRunners: 8 });
     const [first, second] = race.runners as [string, string];
     const created = await node.app.inject({
       method: 'POST',
       url: '/v1/webhooks/endpoints',
-      payload: { url: receiver.url, eventTypes: ['runner.scratched'] },
+      // Of this race only: the simulator scratches in other races too (cluster-harness.ts).
+      payload: { url: receiver.url, eventTypes: ['runner.scratched'], filters: { raceId: race.raceId } },
     });
     expect(created.statusCode).toBe(201);
     const endpointId = created.json().endpoint.id as string;

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pollerLeaseKey } from '../../../src/backend/redis.js';
 import { redisLogKeys, valueText } from '../../../src/store/redis/redis-event-log.js';
+import { clusterClock, clusterNow } from '../cluster-clock.js';
 import {
   clusterEnv,
   freePort,
@@ -113,8 +114,8 @@ async function waitFor<T>(what: string, timeoutMs: number, cond: () => Promise<T
 
 export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   const log = opts.log ?? (() => {});
-  let t0 = Date.now();
-  const stamp = () => `${((Date.now() - t0) / 1000).toFixed(1).padStart(7)}s`;
+  let t0 = clusterNow();
+  const stamp = () => `${((clusterNow() - t0) / 1000).toFixed(1).padStart(7)}s`;
   const note = (line: string) => log(`${stamp()} ${line}`);
   const durationMs = Math.round(opts.minutes * 60_000);
   const random = seeded(opts.seed ^ 0x5eed);
@@ -122,7 +123,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   const redis = await startOwnRedis(await freePort());
   const fenceKey = redisLogKeys(PREFIX).fence;
   const audit = await startFenceAudit(redis.url, fenceKey);
-  const upstream = await startClusterSimulator(BUDGET);
+  const upstream = await startClusterSimulator(BUDGET, clusterClock);
   const receiver = await startWebhookReceiver();
   const env = {
     ...clusterEnv({ prefix: PREFIX, upstream: upstream.url, budget: BUDGET }),
@@ -137,7 +138,10 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   const killed = new Set<NodeProcess>();
   const subscribers: Subscriber[] = [];
   const crowds: Crowd[] = [];
-  /** Leader kills, pauses and wipes: the instants after which a node without the documents leads. */
+  /**
+   * Leader kills, pauses and wipes: the instants after which a node without the documents leads. Instants
+   * compared with the simulator's stamps or the nodes' event times are on the simulator's (the cluster) clock.
+   */
   const takeovers: { label: string; at: number }[] = [];
   const wipes: number[] = [];
   /** Deliveries received when each wipe happened: some before and some after show the id check bit. */
@@ -171,7 +175,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     await spawn();
 
     // Two Open races far enough from their jumps to stay open for the whole run.
-    const now = Date.now();
+    const now = upstream.clock.now();
     const races = upstream.sim.world.races
       .map((r) => ({ id: r.id, view: upstream.sim.world.raceView(r.id, now) }))
       .filter(
@@ -204,7 +208,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
           return undefined;
         });
       }
-      registeredAt = Date.now();
+      registeredAt = upstream.clock.now();
     };
     await register();
     // The most recent Final races: a new leader refills their documents on refill turns only.
@@ -239,7 +243,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     })();
 
     // The schedule's clock starts once the cluster is up and subscribed (start-up is slow on a busy machine).
-    t0 = Date.now();
+    t0 = clusterNow();
     note(
       `cluster up: ${nodes.map((n) => n.name).join(', ')}; races ${races.map((r) => r.id).join(', ')}; crowd of ${finals.length} Final races on every node`,
     );
@@ -268,7 +272,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
       return named && (await getJson(named, '/v1/ops'))?.body.cluster?.leader ? named : undefined;
     };
     for (const step of faultSchedule(opts.seed, durationMs)) {
-      const wait = t0 + step.at - Date.now();
+      const wait = t0 + step.at - clusterNow();
       if (wait > 0) await sleep(wait);
       const holder = step.fault.endsWith('-leader')
         ? await waitFor('the lease holder', 20_000, holderOfLease).catch(() => undefined)
@@ -277,7 +281,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
       switch (step.fault) {
         case 'kill-leader': {
           if (!holder) break;
-          takeovers.push({ label: `kill ${holder.name} at ${stamp()}`, at: Date.now() });
+          takeovers.push({ label: `kill ${holder.name} at ${stamp()}`, at: upstream.clock.now() });
           killed.add(holder);
           holder.child.kill('SIGKILL');
           await holder.exited;
@@ -287,7 +291,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
         }
         case 'pause-leader': {
           if (!holder) break;
-          takeovers.push({ label: `pause ${holder.name} at ${stamp()}`, at: Date.now() });
+          takeovers.push({ label: `pause ${holder.name} at ${stamp()}`, at: upstream.clock.now() });
           holder.child.kill('SIGSTOP');
           await sleep(LEASE_TTL_MS * 2 + step.holdMs);
           holder.child.kill('SIGCONT');
@@ -297,10 +301,10 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
         case 'redis-wipe': {
           const keep = step.fault === 'redis-restart';
           if (!keep) await deliveryBeforeWipe();
-          if (!keep) takeovers.push({ label: `wipe at ${stamp()}`, at: Date.now() });
+          if (!keep) takeovers.push({ label: `wipe at ${stamp()}`, at: upstream.clock.now() });
           await redis.restart(keep, step.holdMs);
           if (!keep) {
-            wipes.push(Date.now());
+            wipes.push(upstream.clock.now());
             receivedAtWipe.push(receiver.received.length);
             audit.serverWiped();
           }
