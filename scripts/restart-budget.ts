@@ -66,7 +66,7 @@ async function warmProcess(env: Record<string, string>) {
 }
 
 async function run(i: number) {
-  // Its nodes are started here, not by clusterEnv, on the system clock: so is the simulator.
+  // Its nodes are started here, not by spawnNode, on the system clock: so is the simulator.
   const upstream = await startClusterSimulator(rpm, systemClock);
   const dataDir = await mkdtemp(join(tmpdir(), 'racewire-restart-budget-'));
   const env = {

@@ -139,8 +139,8 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
   const subscribers: Subscriber[] = [];
   const crowds: Crowd[] = [];
   /**
-   * Leader kills, pauses and wipes: the instants after which a node without the documents leads. Instants
-   * compared with the simulator's stamps or the nodes' event times are on the simulator's (the cluster) clock.
+   * Leader kills, pauses and wipes: the instants after which a node without the documents leads. Every instant
+   * here is on the cluster clock, as the simulator's stamps and the nodes' event times are.
    */
   const takeovers: { label: string; at: number }[] = [];
   const wipes: number[] = [];
@@ -175,7 +175,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
     await spawn();
 
     // Two Open races far enough from their jumps to stay open for the whole run.
-    const now = upstream.clock.now();
+    const now = clusterNow();
     const races = upstream.sim.world.races
       .map((r) => ({ id: r.id, view: upstream.sim.world.raceView(r.id, now) }))
       .filter(
@@ -208,7 +208,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
           return undefined;
         });
       }
-      registeredAt = upstream.clock.now();
+      registeredAt = clusterNow();
     };
     await register();
     // The most recent Final races: a new leader refills their documents on refill turns only.
@@ -281,7 +281,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
       switch (step.fault) {
         case 'kill-leader': {
           if (!holder) break;
-          takeovers.push({ label: `kill ${holder.name} at ${stamp()}`, at: upstream.clock.now() });
+          takeovers.push({ label: `kill ${holder.name} at ${stamp()}`, at: clusterNow() });
           killed.add(holder);
           holder.child.kill('SIGKILL');
           await holder.exited;
@@ -291,7 +291,7 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
         }
         case 'pause-leader': {
           if (!holder) break;
-          takeovers.push({ label: `pause ${holder.name} at ${stamp()}`, at: upstream.clock.now() });
+          takeovers.push({ label: `pause ${holder.name} at ${stamp()}`, at: clusterNow() });
           holder.child.kill('SIGSTOP');
           await sleep(LEASE_TTL_MS * 2 + step.holdMs);
           holder.child.kill('SIGCONT');
@@ -301,10 +301,10 @@ export async function runNemesis(opts: NemesisOptions): Promise<NemesisResult> {
         case 'redis-wipe': {
           const keep = step.fault === 'redis-restart';
           if (!keep) await deliveryBeforeWipe();
-          if (!keep) takeovers.push({ label: `wipe at ${stamp()}`, at: upstream.clock.now() });
+          if (!keep) takeovers.push({ label: `wipe at ${stamp()}`, at: clusterNow() });
           await redis.restart(keep, step.holdMs);
           if (!keep) {
-            wipes.push(upstream.clock.now());
+            wipes.push(clusterNow());
             receivedAtWipe.push(receiver.received.length);
             audit.serverWiped();
           }
