@@ -86,6 +86,9 @@ if (FROM !== undefined && Number.isNaN(FROM))
 const HEAP_SNAPSHOTS = new Set((args.get('heap-snapshots') ?? '').split(',').filter(Boolean).map(Number));
 const HEAP_DIR = args.get('heap-dir');
 if (HEAP_SNAPSHOTS.size > 0 && !HEAP_DIR) throw new Error('--heap-snapshots needs --heap-dir');
+for (const h of HEAP_SNAPSHOTS)
+  if (!Number.isInteger(h) || h < 1 || h > HOURS)
+    throw new Error(`--heap-snapshots takes race hours from 1 to ${HOURS}, not ${h}`);
 if (HEAP_DIR) mkdirSync(HEAP_DIR, { recursive: true });
 const DAY_MS = 86_400_000;
 const GB = 1e9;
@@ -285,6 +288,12 @@ console.log(
   `day | RSS MB | heap after GC MB | ${storeName} | metric series | events appended | webhooks delivered | CPU s | wall s`,
 );
 const startedAt = raceClock.now();
+/** After a forced GC at the end of a race hour: the heap snapshot asked for that hour (--heap-snapshots), if any. */
+const snapshotIfAsked = () => {
+  const raceHour = Math.round((raceClock.now() - startedAt) / 3_600_000);
+  if (HEAP_DIR && HEAP_SNAPSHOTS.has(raceHour))
+    console.error(`    heap snapshot ${writeHeapSnapshot(join(HEAP_DIR, `hour-${raceHour}.heapsnapshot`))}`);
+};
 let stopAt = startedAt + HOURS * 3_600_000;
 for (let day = 1; day <= DAYS && raceClock.now() < stopAt; day++) {
   const dayEnd = raceClock.now() + DAY_MS;
@@ -311,11 +320,7 @@ for (let day = 1; day <= DAYS && raceClock.now() < stopAt; day++) {
         `  day ${day} ${new Date(raceClock.now()).toISOString()}: RSS ${mb(rss)} MB, heap after GC ${mb(heapUsed)} MB, ${storeName} ${mb(await storeBytes())}, ${m.requests} requests, ${m.events} events, ${deliveredCount} webhooks, ${m.expiredStreams} expired streams, CPU ${cpuS()} s, wall ${wallS()} s`,
       );
       if (redis && REDIS_FAMILIES) console.error(`    ${familiesLine(await redis.families())}`);
-      const raceHour = Math.round((raceClock.now() - startedAt) / 3_600_000);
-      if (HEAP_DIR && HEAP_SNAPSHOTS.has(raceHour))
-        console.error(
-          `    heap snapshot ${writeHeapSnapshot(join(HEAP_DIR, `hour-${raceHour}.heapsnapshot`))}`,
-        );
+      snapshotIfAsked();
     }
   }
   gc();
@@ -336,6 +341,8 @@ for (let day = 1; day <= DAYS && raceClock.now() < stopAt; day++) {
   console.log(
     `${day}${full ? '' : ' (partial)'} | ${row.rssMb} | ${row.heapMb} | ${row.storeMb} | ${row.series} | ${row.events} | ${row.webhooks} | ${row.cpuS} | ${wallS()}`,
   );
+  // The day's (or the run's) last hour has no hourly line; stopped early by the wall cap, no hour ended here.
+  if (raceClock.now() >= end) snapshotIfAsked();
 }
 
 // Let the outbox drain: up to 20 minutes of service time, in steps, with no new racing checked.
