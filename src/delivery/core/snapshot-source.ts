@@ -31,7 +31,8 @@ export const epochOf = (entry: LogEntry): string | undefined => entry.epoch;
 const MAX_STREAMS = 20_000;
 
 export class SnapshotSource {
-  // Bounded by count: a day has ~750 streams, and old days' streams fall out.
+  // Bounded by count: a race day brings ~1,700 streams (the Redis soak), so about twelve days are held, and
+  // old days' streams fall out.
   private readonly heads = new LRUCache<StreamId, HeadPosition>({ max: MAX_STREAMS });
   private readonly seen = new LRUCache<StreamId, { seq: number; epoch?: string }>({ max: MAX_STREAMS });
   private readonly docs: LRUCache<string, Buffer>;
