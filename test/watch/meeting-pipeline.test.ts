@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMemoryBus } from '../../src/bus/bus.js';
 import { createManualClock } from '../../src/clock.js';
 import type { LogEntry } from '../../src/events/envelope.js';
 import { createMemoryEventLog } from '../../src/store/index.js';
 import type { Meeting } from '../../src/upstream/schemas.js';
-import { createMeetingPipeline } from '../../src/watch/track/meeting-pipeline.js';
+import { createMeetingPipeline, MEETING_IDLE_MS } from '../../src/watch/track/meeting-pipeline.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: reading event payloads loosely
 type Loose = any;
@@ -151,5 +151,35 @@ describe('meeting pipeline', () => {
     await h.pipeline.process([other]);
     await h.pipeline.process([meeting([race(1), race(2, 'Closed')])]);
     expect(h.seen.slice(2).map((e) => [e.stream, e.seq, e.kind])).toEqual([['meeting:m1', 2, 'patch']]);
+  });
+
+  it('forgets a meeting not listed for 12 race hours: read back from the log, its claims afresh, no false event', async () => {
+    expect(MEETING_IDLE_MS).toBe(12 * 3_600_000);
+    const h = harness();
+    const heads = vi.spyOn(h.log, 'head');
+    const other = { ...meeting([race(1)]), meeting: 'm2' };
+    await h.pipeline.process([meeting([race(1), race(2), race(3)])]);
+    await h.clock.advance(10_000);
+    await h.pipeline.process([meeting([race(1), race(2)])]); // race 3 missing once: held
+    await h.clock.advance(MEETING_IDLE_MS - 10_000);
+    await h.pipeline.process([other]);
+    const m1Reads = () => heads.mock.calls.filter(([stream]) => stream === 'meeting:m1').length;
+    expect(m1Reads()).toBe(1); // listed 10 s short of 12 h ago: still held, not read again
+
+    await h.clock.advance(60_000);
+    await h.pipeline.process([other]); // m1 not listed for 12 h and 50 s: swept
+    await h.pipeline.process([meeting([race(1), race(2)])]);
+    expect(m1Reads()).toBe(2); // read back from the log's head
+    // The held claim on race 3 went with it and starts afresh: one list without it is no removal.
+    expect(h.seen.map((e) => [e.stream, e.seq, e.kind])).toEqual([
+      ['meeting:m1', 1, 'snapshot'],
+      ['meeting:m2', 1, 'snapshot'],
+    ]);
+    for (let i = 0; i < 3; i++) {
+      await h.clock.advance(10_000);
+      await h.pipeline.process([meeting([race(1), race(2)])]);
+    }
+    expect(eventsOf(h.seen)).toEqual([['meeting.race_removed', 'race-3']]);
+    expect(m1Reads()).toBe(2);
   });
 });

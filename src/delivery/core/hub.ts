@@ -72,7 +72,7 @@ export class DeliveryHub {
     // Every pending timer (conflation, slow-consumer checks, retries) listens for the hub's stop.
     setMaxListeners(0, this.stop.signal);
     this.work = new WorkQueue((err) => this.logger.error({ err }, 'subscription work failed'));
-    this.snapshots = new SnapshotSource(deps.log, this.limits.snapshotCacheBytes);
+    this.snapshots = new SnapshotSource(deps.log, this.limits.snapshotCacheBytes, this.wall);
     this.replays = new ReplaySource(
       deps.log,
       this.snapshots,

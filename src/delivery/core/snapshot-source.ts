@@ -4,9 +4,12 @@
  * so a subscription storm costs one read per stream instead of one per subscriber and never holds up the
  * live path. Serialised documents are cached in a byte-bounded LRU. The node's view of each stream's head
  * is kept current from the bus: an event moves it along, anything else makes the next attach read again.
+ * That view goes with a stream's activity: a stream neither written nor read for STREAM_IDLE_MS of wall time
+ * is forgotten (a race's stream is quiet once it settles), as is the least recently seen beyond MAX_STREAMS.
  */
 import { LRUCache } from 'lru-cache';
 import PQueue from 'p-queue';
+import type { Clock } from '../../clock.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
 import type { EventLog } from '../../store/ports.js';
 import type { Scope } from './auth.js';
@@ -28,31 +31,53 @@ export interface Snapshot {
 /** Live entries may carry their stream's epoch (a distributed log does); the core honours it when present. */
 export const epochOf = (entry: LogEntry): string | undefined => entry.epoch;
 
+/** A hard bound: a race day brings about 1,700 streams (the Redis soak), most of them quiet within hours. */
 const MAX_STREAMS = 20_000;
 
+/**
+ * A stream neither written nor read this long (wall time) is forgotten. Without it the view filled only with
+ * MAX_STREAMS, about twelve race days: the Redis soak's heap after GC rose through its week.
+ */
+export const STREAM_IDLE_MS = 6 * 3_600_000;
+
+/** Idle streams are swept at most this often (wall time), on the bus's next delivery. */
+const SWEEP_EVERY_MS = 60_000;
+
 export class SnapshotSource {
-  // Bounded by count: a race day brings ~1,700 streams (the Redis soak), so about twelve days are held, and
-  // old days' streams fall out.
-  private readonly heads = new LRUCache<StreamId, HeadPosition>({ max: MAX_STREAMS });
-  private readonly seen = new LRUCache<StreamId, { seq: number; epoch?: string }>({ max: MAX_STREAMS });
+  private readonly heads: LRUCache<StreamId, HeadPosition>;
+  private readonly seen: LRUCache<StreamId, { seq: number; epoch?: string }>;
   private readonly docs: LRUCache<string, Buffer>;
   private readonly inflight = new Map<string, Promise<Snapshot>>();
   private readonly queue = new PQueue({ concurrency: 2 });
+  private nextSweep: number;
 
   constructor(
     private readonly log: EventLog,
     maxBytes: number,
+    private readonly wall: Clock,
   ) {
     this.docs = new LRUCache<string, Buffer>({
       maxSize: Math.max(1, maxBytes),
       sizeCalculation: (b) => Math.max(1, b.length),
     });
+    // Every read renews an entry: a stream a subscriber's heartbeat still asks about is not idle.
+    const byActivity = {
+      max: MAX_STREAMS,
+      ttl: STREAM_IDLE_MS,
+      updateAgeOnGet: true,
+      ttlResolution: 0,
+      perf: wall,
+    };
+    this.heads = new LRUCache(byActivity);
+    this.seen = new LRUCache(byActivity);
+    this.nextSweep = wall.now() + SWEEP_EVERY_MS;
   }
 
   /** Entries the bus delivered (one stream, seq order). */
   observe(entries: readonly LogEntry[]): void {
     const last = entries.at(-1);
     if (!last) return;
+    this.sweepIdle();
     const stream = last.stream;
     const prev = this.seen.get(stream);
     const epoch = epochOf(last) ?? prev?.epoch;
@@ -97,6 +122,14 @@ export class SnapshotSource {
   /** Bytes of serialised documents held. */
   bytes(): number {
     return this.docs.calculatedSize;
+  }
+
+  private sweepIdle(): void {
+    const now = this.wall.now();
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + SWEEP_EVERY_MS;
+    this.heads.purgeStale();
+    this.seen.purgeStale();
   }
 
   private cached(stream: StreamId, variant: string): Snapshot | undefined {

@@ -3,9 +3,10 @@
  * stream `meeting:<id>`, so a meeting subscriber sees races added, removed, delayed or changing status as
  * patches, plus meeting-level events. The first sight of a meeting is a snapshot without events. A race
  * missing from a list or a status going back is held until confirmed (meeting-trust.ts); what is pending
- * is kept in memory, so a restart only starts confirmations afresh. Both are kept for at most MAX_MEETINGS
- * meetings (least recently listed forgotten first): a forgotten document is read back from the log's head and
- * forgotten claims start afresh, as after a restart.
+ * is kept in memory, so a restart only starts confirmations afresh. Both are kept while a meeting is listed:
+ * a meeting not listed for MEETING_IDLE_MS of race time is forgotten (discovery lists about two days, so a
+ * meeting's day is over by then), and at most MAX_MEETINGS are kept (least recently listed forgotten first). A
+ * forgotten document is read back from the log's head and forgotten claims start afresh, as after a restart.
  */
 import { LRUCache } from 'lru-cache';
 import type { Bus } from '../../bus/bus.js';
@@ -26,6 +27,13 @@ export interface MeetingPipeline {
 /** The meetings of the days discovery lists at once (about 2 of up to 200 meetings each), with room to spare. */
 export const MAX_MEETINGS = 1_024;
 
+/**
+ * A meeting not listed for this long (race time) is forgotten. Without it the cache filled only with the
+ * count bound: about 75 meetings a race day, so two weeks of growth (the Redis soak's heap after GC rose
+ * about 0.5 MB a race day, docs/benchmarks.md).
+ */
+export const MEETING_IDLE_MS = 12 * 3_600_000;
+
 export function createMeetingPipeline(deps: {
   log: EventLog;
   bus: Bus;
@@ -33,9 +41,16 @@ export function createMeetingPipeline(deps: {
   /** @default MAX_MEETINGS */
   maxMeetings?: number;
 }): MeetingPipeline {
-  const max = deps.maxMeetings ?? MAX_MEETINGS;
-  const documents = new LRUCache<string, Meeting>({ max });
-  const pendingClaims = new LRUCache<string, Record<string, PendingClaim>>({ max });
+  // Race time: every read of an entry (a listing) renews it, and what is idle goes at the next process.
+  const options = {
+    max: deps.maxMeetings ?? MAX_MEETINGS,
+    ttl: MEETING_IDLE_MS,
+    updateAgeOnGet: true,
+    ttlResolution: 0,
+    perf: deps.clock,
+  };
+  const documents = new LRUCache<string, Meeting>(options);
+  const pendingClaims = new LRUCache<string, Record<string, PendingClaim>>(options);
 
   async function previous(stream: string): Promise<Meeting | undefined> {
     const cached = documents.get(stream);
@@ -47,6 +62,8 @@ export function createMeetingPipeline(deps: {
 
   return {
     async process(meetings) {
+      documents.purgeStale();
+      pendingClaims.purgeStale();
       for (const raw of meetings) {
         // A JSON copy drops undefined members, which JSON Patch cannot express (one pass, not a round trip
         // through text: every listed meeting is copied on every /meetings page).

@@ -16,7 +16,7 @@ function setup() {
     reads++;
     return read(...args);
   };
-  const snapshots = new SnapshotSource(feed.log, 1024 * 1024);
+  const snapshots = new SnapshotSource(feed.log, 1024 * 1024, feed.clock);
   feed.bus.subscribe((entries) => snapshots.observe(entries));
   return { feed, replays: new ReplaySource(feed.log, snapshots, 2, 1024 * 1024), reads: () => reads };
 }
@@ -56,7 +56,7 @@ describe('replay pages', () => {
 
   it('answers epoch_mismatch for a position of another epoch, and too_old below the window', async () => {
     const feed = createFeed({ window: 2 });
-    const replays = new ReplaySource(feed.log, new SnapshotSource(feed.log, 1024), 10, 1024);
+    const replays = new ReplaySource(feed.log, new SnapshotSource(feed.log, 1024, feed.clock), 10, 1024);
     for (let n = 0; n < 5; n++) await feed.publishDoc('R1', raceDoc('R1', n));
     const { epoch } = await feed.log.head('R1');
     expect(await replays.read('R1', 4, 'another', 'partner', {})).toMatchObject({
