@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
 import { createClusterState } from '../../src/cluster/cluster-state.js';
 
@@ -64,5 +64,102 @@ describe.skipIf(!url)('cluster state on Redis', () => {
     await c.sync({ subscribers: new Map() });
     expect(c.subscriberTotals()).toEqual(new Map([['R2', 4]]));
     expect(c.freshness()).toBeUndefined();
+  });
+
+  describe("the leader's days", () => {
+    const day = (refreshedAt: number, raceIds = ['R1', 'R2']) => ({
+      date: '2025-07-17',
+      refreshedAt,
+      raceIds,
+      listedSettled: false,
+    });
+    const freshness = (days: ReturnType<typeof day>[]) => ({ discoveredAt: 1, lastGoodAt: { R1: 2 }, days });
+
+    function nodes(name: string) {
+      const p = `${prefix}${name}:`;
+      const clock = createManualClock(3_000_000);
+      const leaderRedis = new Redis(url ?? '', { maxRetriesPerRequest: 1 });
+      const followerRedis = new Redis(url ?? '', { maxRetriesPerRequest: 1 });
+      const leader = createClusterState({ redis: leaderRedis, prefix: p, nodeId: 'L', clock });
+      const follower = createClusterState({ redis: followerRedis, prefix: p, nodeId: 'F', clock });
+      const gets = (client: Redis) => {
+        const spy = vi.spyOn(client, 'get');
+        return (key: string) => spy.mock.calls.filter(([k]) => k === `${p}${key}`).length;
+      };
+      const close = () => Promise.all([leaderRedis.quit(), followerRedis.quit()]);
+      return {
+        p,
+        clock,
+        leader,
+        follower,
+        leaderGets: gets(leaderRedis),
+        followerGets: gets(followerRedis),
+        close,
+      };
+    }
+
+    it('are written when they change and read by a follower only then; the leader reads back nothing', async () => {
+      const n = nodes('days');
+      await n.leader.sync({ subscribers: new Map(), freshness: freshness([day(10)]) });
+      await n.follower.sync({ subscribers: new Map() });
+      expect(n.follower.freshness()).toEqual({ leader: 'L', ...freshness([day(10)]) });
+      expect(n.followerGets('freshness:days')).toBe(1);
+
+      // The same days again: the key is kept alive, not written (a marker put there stays), and not read.
+      await redis.set(`${n.p}freshness:days`, JSON.stringify({ version: 'marker', days: [] })); // no TTL
+      await n.clock.advance(1_000);
+      await n.leader.sync({ subscribers: new Map(), freshness: freshness([day(10)]) });
+      await n.follower.sync({ subscribers: new Map() });
+      expect(JSON.parse((await redis.get(`${n.p}freshness:days`)) ?? '')).toEqual({
+        version: 'marker',
+        days: [],
+      });
+      expect(await redis.pttl(`${n.p}freshness:days`)).toBeGreaterThan(0); // the sync gave it its TTL again
+      expect(n.followerGets('freshness:days')).toBe(1);
+      expect(n.follower.freshness()?.days).toEqual([day(10)]);
+
+      // Listed again: written, and the follower reads them once.
+      await n.leader.sync({ subscribers: new Map(), freshness: freshness([day(20, ['R1', 'R2', 'R3'])]) });
+      await n.follower.sync({ subscribers: new Map() });
+      await n.follower.sync({ subscribers: new Map() });
+      expect(n.follower.freshness()?.days).toEqual([day(20, ['R1', 'R2', 'R3'])]);
+      expect(n.followerGets('freshness:days')).toBe(2);
+
+      expect(n.leader.freshness()).toEqual({ leader: 'L', ...freshness([day(20, ['R1', 'R2', 'R3'])]) });
+      expect(n.leaderGets('freshness')).toBe(0);
+      expect(n.leaderGets('freshness:days')).toBe(0);
+      await n.close();
+    });
+
+    it('are written again when their key is found gone, or after another leader wrote others', async () => {
+      const n = nodes('gone');
+      await n.leader.sync({ subscribers: new Map(), freshness: freshness([day(10)]) });
+      await redis.del(`${n.p}freshness:days`);
+      await n.leader.sync({ subscribers: new Map(), freshness: freshness([day(10)]) }); // finds it gone
+      expect(await redis.get(`${n.p}freshness:days`)).toBeNull();
+      await n.leader.sync({ subscribers: new Map(), freshness: freshness([day(10)]) });
+      expect(JSON.parse((await redis.get(`${n.p}freshness:days`)) ?? '').days).toEqual([day(10)]);
+
+      // L follows while F leads with other days, then L leads again with its own: they are written.
+      await n.leader.sync({ subscribers: new Map() });
+      await n.follower.sync({ subscribers: new Map(), freshness: freshness([day(30)]) });
+      await n.leader.sync({ subscribers: new Map(), freshness: freshness([day(10)]) });
+      expect(JSON.parse((await redis.get(`${n.p}freshness:days`)) ?? '').days).toEqual([day(10)]);
+      await n.close();
+    });
+
+    it('are read inline from a leader of the version before (a rolling upgrade)', async () => {
+      const n = nodes('inline');
+      await redis.set(
+        `${n.p}freshness`,
+        JSON.stringify({ leader: 'old', ...freshness([day(10)]) }),
+        'PX',
+        3_000,
+      );
+      await n.follower.sync({ subscribers: new Map() });
+      expect(n.follower.freshness()).toEqual({ leader: 'old', ...freshness([day(10)]) });
+      expect(n.followerGets('freshness:days')).toBe(0);
+      await n.close();
+    });
   });
 });
