@@ -71,6 +71,22 @@ it('sweeps idle streams that nothing asks about again, on a later delivery', asy
   expect((source as unknown as { seen: { size: number } }).seen.size).toBe(1);
 });
 
+it('sweeps at most once a wall minute, so a stream gone idle just after a sweep waits for the next', async () => {
+  const wall = createManualClock(Date.parse('2026-11-19T17:00:00Z'));
+  const source = new SnapshotSource(createFeed().log, 1024, wall);
+  const held = () => (source as unknown as { seen: { size: number } }).seen.size;
+  source.observe([snapshotEntry('race:early')]);
+  await wall.advance(STREAM_IDLE_MS - 10_000);
+  source.observe([snapshotEntry('race:x')]); // a sweep: 'early' is 10 s short of idle
+  await wall.advance(30_000);
+  source.observe([snapshotEntry('race:y')]); // 'early' idle now, but the last sweep was 30 s ago
+  expect(held()).toBe(3);
+  await wall.advance(31_000);
+  source.observe([snapshotEntry('race:z')]); // a minute and a second after the last sweep: swept
+  expect(held()).toBe(3);
+  expect(source.latest('race:early')).toBeUndefined();
+});
+
 it('reads a forgotten head from the log again, and gives the same snapshot', async () => {
   const feed = createFeed();
   const wall = createManualClock(Date.parse('2026-11-19T17:00:00Z'));
