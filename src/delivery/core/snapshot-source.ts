@@ -10,6 +10,7 @@
 import { LRUCache } from 'lru-cache';
 import PQueue from 'p-queue';
 import type { Clock } from '../../clock.js';
+import { idleCacheOptions } from '../../clock-cache.js';
 import type { LogEntry, StreamId } from '../../events/envelope.js';
 import type { EventLog } from '../../store/ports.js';
 import type { Scope } from './auth.js';
@@ -61,13 +62,7 @@ export class SnapshotSource {
       sizeCalculation: (b) => Math.max(1, b.length),
     });
     // Every read renews an entry: a stream a subscriber's heartbeat still asks about is not idle.
-    const byActivity = {
-      max: MAX_STREAMS,
-      ttl: STREAM_IDLE_MS,
-      updateAgeOnGet: true,
-      ttlResolution: 0,
-      perf: wall,
-    };
+    const byActivity = idleCacheOptions(wall, MAX_STREAMS, STREAM_IDLE_MS);
     this.heads = new LRUCache(byActivity);
     this.seen = new LRUCache(byActivity);
     this.nextSweep = wall.now() + SWEEP_EVERY_MS;

@@ -11,6 +11,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Bus } from '../../bus/bus.js';
 import type { Clock } from '../../clock.js';
+import { idleCacheOptions } from '../../clock-cache.js';
 import { meetingStreamId, type NewEntry } from '../../events/envelope.js';
 import type { EventLog } from '../../store/ports.js';
 import type { Meeting } from '../../upstream/schemas.js';
@@ -42,13 +43,7 @@ export function createMeetingPipeline(deps: {
   maxMeetings?: number;
 }): MeetingPipeline {
   // Race time: every read of an entry (a listing) renews it, and what is idle goes at the next process.
-  const options = {
-    max: deps.maxMeetings ?? MAX_MEETINGS,
-    ttl: MEETING_IDLE_MS,
-    updateAgeOnGet: true,
-    ttlResolution: 0,
-    perf: deps.clock,
-  };
+  const options = idleCacheOptions(deps.clock, deps.maxMeetings ?? MAX_MEETINGS, MEETING_IDLE_MS);
   const documents = new LRUCache<string, Meeting>(options);
   const pendingClaims = new LRUCache<string, Record<string, PendingClaim>>(options);
 

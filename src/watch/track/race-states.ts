@@ -9,6 +9,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
+import { onClock } from '../../clock-cache.js';
 import { moneyBytes } from '../detect/money-flow.js';
 import { jsonSizeFloor } from './normalise.js';
 import type { RaceDocument, RaceState } from './track-race.js';
@@ -71,9 +72,8 @@ export function createRaceStates(clock: Clock, limits: RaceStateLimits = {}): Ra
   const cache = new LRUCache<string, RaceState>({
     maxSize: limits.maxBytes ?? DEFAULT_RACE_CACHE_BYTES,
     sizeCalculation: (state) => Math.max(1, stateBytes(state)),
-    // Settled races expire on the race clock, read at every check (no timer, no cached instant).
-    perf: { now: () => clock.now() },
-    ttlResolution: 0,
+    // Settled races expire on the race clock.
+    ...onClock(clock),
     noUpdateTTL: true,
   });
   return {
