@@ -24,6 +24,9 @@ const snapshotEntry = (stream: string, seq = 1): LogEntry => ({
 
 const MINUTE = 60_000;
 
+/** Streams whose position is held: its size, not a read, which would itself drop a stale one. */
+const held = (source: SnapshotSource) => (source as unknown as { seen: { size: number } }).seen.size;
+
 it('keeps the seq of 20,000 streams and forgets the least recently seen beyond them', () => {
   const source = new SnapshotSource(
     createFeed().log,
@@ -67,23 +70,22 @@ it('sweeps idle streams that nothing asks about again, on a later delivery', asy
   for (let i = 0; i < 100; i++) source.observe([snapshotEntry(`race:old${i}`)]);
   await wall.advance(STREAM_IDLE_MS + 2 * MINUTE);
   source.observe([snapshotEntry('race:new')]);
-  // The sweep ran on that delivery: only the new stream is held (its size, not a read, which would also drop).
-  expect((source as unknown as { seen: { size: number } }).seen.size).toBe(1);
+  // The sweep ran on that delivery: only the new stream is held.
+  expect(held(source)).toBe(1);
 });
 
 it('sweeps at most once a wall minute, so a stream gone idle just after a sweep waits for the next', async () => {
   const wall = createManualClock(Date.parse('2026-11-19T17:00:00Z'));
   const source = new SnapshotSource(createFeed().log, 1024, wall);
-  const held = () => (source as unknown as { seen: { size: number } }).seen.size;
   source.observe([snapshotEntry('race:early')]);
   await wall.advance(STREAM_IDLE_MS - 10_000);
   source.observe([snapshotEntry('race:x')]); // a sweep: 'early' is 10 s short of idle
   await wall.advance(30_000);
   source.observe([snapshotEntry('race:y')]); // 'early' idle now, but the last sweep was 30 s ago
-  expect(held()).toBe(3);
+  expect(held(source)).toBe(3);
   await wall.advance(31_000);
   source.observe([snapshotEntry('race:z')]); // a minute and a second after the last sweep: swept
-  expect(held()).toBe(3);
+  expect(held(source)).toBe(3);
   expect(source.latest('race:early')).toBeUndefined();
 });
 
