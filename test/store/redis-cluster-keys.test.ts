@@ -227,20 +227,21 @@ if (!url) {
       await redis.quit();
     });
 
-    it('retention (expire) touches one stream: one slot', async () => {
+    it('retention (expire) touches one stream: one slot; taking it out of the index, the index alone', async () => {
       const { proxy, calls } = recording(redis);
       const log = createRedisEventLog({ redis: proxy, prefix });
       await log.append('r1', { entries: [event('a')], now: new Date('2026-11-20T10:00:00Z') });
       const at = new Date('2026-11-26T00:00:00Z');
       expect(await log.expire({ settledBefore: at, forgetBefore: at })).toEqual({ settled: 0, forgotten: 1 });
-      const expire = calls.at(-1)!;
+      const [expire, unindex] = calls.slice(-2);
       expect(expire).toEqual([
         `${prefix}{r1}:head`,
         `${prefix}{r1}:doc`,
         `${prefix}{r1}:log`,
         `${prefix}{r1}:patches`,
       ]);
-      expect(new Set(expire.map(clusterSlot)).size).toBe(1);
+      expect(new Set(expire!.map(clusterSlot)).size).toBe(1);
+      expect(unindex).toEqual([`${prefix}retained`]);
     });
 
     // Every outbox script the ports run, by name: each call declares keys, all of one slot, that of the
@@ -319,8 +320,8 @@ if (!url) {
       });
     });
 
-    // Ledger: the append writes the stream's keys and the shared stream set, fence, epoch and feed in one
-    // atomic step, so it spans slots (docs/redis.md: Redis Cluster is not supported). This pins the spread.
+    // Ledger: the append writes the stream's keys and the shared stream set, fence, epoch, feed and retained
+    // index in one atomic step, so it spans slots (docs/redis.md: Redis Cluster is not supported). This pins the spread.
     it('the append declares all its keys but spans the stream slot and the shared keys', async () => {
       const { proxy, calls } = recording(redis);
       const log = createRedisEventLog({ redis: proxy, prefix });
@@ -335,6 +336,7 @@ if (!url) {
         `${prefix}epoch`,
         `${prefix}feed`,
         `${prefix}{r2}:patches`,
+        `${prefix}retained`,
       ]);
       const streamKeys = [...append.slice(0, 3), append[7]!];
       expect(new Set(streamKeys.map(clusterSlot)).size).toBe(1);

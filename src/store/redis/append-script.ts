@@ -26,3 +26,6 @@ export const appendScript = defineScript(lua('append'));
  * document too, keeping seq and epoch) by the time of its last append (`lua/expire.lua`).
  */
 export const expireScript = defineScript(lua('expire'));
+
+/** Takes streams that hold nothing any more out of the retained index, unless appended since (`lua/unindex.lua`). */
+export const unindexScript = defineScript(lua('unindex'));

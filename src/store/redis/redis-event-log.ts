@@ -26,7 +26,8 @@ import {
   packDocument,
   unpackDocument,
 } from '../sqlite/checkpoints.js';
-import { appendScript, expireScript } from './append-script.js';
+import { appendScript } from './append-script.js';
+import { expireRetained } from './redis-retention.js';
 
 export interface RedisEventLogOptions {
   /** The caller's client; commands must not be buffered forever (see docs/redis.md). */
@@ -60,6 +61,8 @@ export function redisLogKeys(prefix: string) {
   return {
     epoch: `${prefix}epoch`,
     streams: `${prefix}streams`,
+    retained: `${prefix}retained`,
+    retainedReady: `${prefix}retained:ready`,
     fence: `${prefix}fence`,
     feed: `${prefix}feed`,
     head: (s: StreamId) => `${prefix}{${s}}:head`,
@@ -221,6 +224,7 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
         keys.epoch,
         keys.feed,
         keys.patches(stream),
+        keys.retained,
       ];
       // A snapshot is a checkpoint; a patch is pushed onto the patches since the last one unless one is due.
       const patch = stamped.entries.find((e) => e.kind === 'patch');
@@ -352,21 +356,7 @@ export function createRedisEventLog(opts: RedisEventLogOptions): EventLog {
 
     async expire(policy) {
       open();
-      const streams = await redisCall('list streams', () => redis.smembers(keys.streams));
-      const result = { settled: 0, forgotten: 0 };
-      const cutoffs = [policy.settledBefore.getTime(), policy.forgetBefore.getTime()];
-      for (const s of streams) {
-        const outcome = await redisCall(`expire ${s}`, () =>
-          expireScript.run(
-            redis,
-            [keys.head(s), keys.document(s), keys.entries(s), keys.patches(s)],
-            cutoffs,
-          ),
-        );
-        if (outcome === 1) result.settled++;
-        if (outcome === 2) result.forgotten++;
-      }
-      return result;
+      return expireRetained(redis, keys, policy);
     },
 
     feed,

@@ -5,7 +5,8 @@
 -- event that was appended and none that was not. (The why, at length: append-script.ts.)
 --
 -- KEYS: 1 head hash, 2 document (the checkpoint), 3 entries stream, 4 stream set, 5 fence (counter and mark),
---       6 log epoch, 7 feed stream, 8 patches since the checkpoint (a list of ops JSON).
+--       6 log epoch, 7 feed stream, 8 patches since the checkpoint (a list of ops JSON), 9 the retained index
+--       (a sorted set: stream -> time of its last append, which retention reads instead of every stream).
 -- ARGV: 1 expected head seq, 2 fencing token or '', 3 documentSeq or '', 4 the document (a checkpoint, packed:
 --       redis-event-log.ts `packValue`) or the patch's ops JSON, 5 window or '', 6 stream id, 7 one character
 --       per entry, '1' for an event, 8 the append's time in ms (for retention), 9 the epoch the entries carry,
@@ -43,5 +44,6 @@ if ARGV[3] ~= '' then
 end
 if ARGV[5] ~= '' then redis.call('XTRIM', KEYS[3], 'MAXLEN', ARGV[5]) end
 redis.call('SADD', KEYS[4], ARGV[6])
+redis.call('ZADD', KEYS[9], ARGV[8], ARGV[6])
 if token and token > mark then redis.call('SET', KEYS[5], ARGV[2]) end
 return {'ok'}
