@@ -89,6 +89,12 @@ export const EVENT_LOG_MIGRATIONS = [
        FROM log_entries e WHERE e.stream = log_streams.stream ORDER BY e.seq DESC LIMIT 1), 0);
      DROP TABLE log_documents;`);
   },
+  // Retention reads the streams still holding entries or a document, not every stream ever written (a
+  // forgotten stream keeps its row for its seq): `retained` 1 from an append until a pass leaves it empty.
+  `ALTER TABLE log_streams ADD COLUMN retained INTEGER NOT NULL DEFAULT 1;
+   UPDATE log_streams SET retained = (document_seq <> 0
+     OR EXISTS (SELECT 1 FROM log_entries e WHERE e.stream = log_streams.stream));
+   CREATE INDEX log_streams_retained ON log_streams (updated_at) WHERE retained = 1;`,
 ] as const;
 
 /**
@@ -168,7 +174,7 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (stream) DO UPDATE SET seq = excluded.seq, document_seq = excluded.document_seq,
          checkpoint_seq = excluded.checkpoint_seq, patches_since = excluded.patches_since,
-         updated_at = excluded.updated_at`,
+         updated_at = excluded.updated_at, retained = 1`,
     ),
     setCheckpoint: db.prepare(
       'UPDATE log_streams SET checkpoint_seq = ?, patches_since = 0 WHERE stream = ?',
@@ -185,13 +191,17 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
     trimCheckpoints: db.prepare('DELETE FROM log_checkpoints WHERE stream = ? AND seq <= ? AND seq <> ?'),
     heads: db.prepare('SELECT stream, seq, document_seq, checkpoint_seq FROM log_streams'),
     streams: db.prepare('SELECT stream FROM log_streams ORDER BY stream').pluck(),
+    // Through the partial index log_streams_retained: the streams still holding something, not all ever written.
     idle: db.prepare(
-      'SELECT stream, seq, document_seq, checkpoint_seq, updated_at FROM log_streams WHERE updated_at < ?',
+      `SELECT stream, seq, document_seq, checkpoint_seq, updated_at FROM log_streams
+       WHERE retained = 1 AND updated_at < ?`,
     ),
     forgetCheckpoints: db.prepare('DELETE FROM log_checkpoints WHERE stream = ?'),
     forgetHead: db.prepare(
-      'UPDATE log_streams SET document_seq = 0, checkpoint_seq = 0, patches_since = 0 WHERE stream = ?',
+      `UPDATE log_streams SET document_seq = 0, checkpoint_seq = 0, patches_since = 0, retained = 0
+       WHERE stream = ?`,
     ),
+    unretain: db.prepare('UPDATE log_streams SET retained = 0 WHERE stream = ?'),
     insertFeed: db.prepare('INSERT INTO log_feed (entry) VALUES (?)'),
     readFeed: db.prepare('SELECT position, entry FROM log_feed WHERE position > ? ORDER BY position LIMIT ?'),
     trimFeed: db.prepare('DELETE FROM log_feed WHERE position <= ?'),
@@ -351,10 +361,14 @@ export function createSqliteEventLog(opts: SqliteEventLogOptions): EventLog {
         sql.forgetCheckpoints.run(row.stream);
         sql.forgetHead.run(row.stream);
         result.forgotten++;
-      } else if (hasEntries) {
+        continue;
+      }
+      if (hasEntries) {
         trimTo(row.stream, row.seq, row);
         result.settled++;
       }
+      // Settled with no document, or found empty: nothing left for a later pass.
+      if (row.document_seq === 0) sql.unretain.run(row.stream);
     }
     return result;
   });
