@@ -14,9 +14,17 @@ import type { Redis } from 'ioredis';
 import { redisCall } from '../../redis/errors.js';
 import type { ExpireResult, RetentionPolicy } from '../ports.js';
 import { expireScript, unindexScript } from './append-script.js';
-import type { redisLogKeys } from './redis-event-log.js';
 
-type LogKeys = ReturnType<typeof redisLogKeys>;
+/** The log's keys retention touches (`redisLogKeys` in redis-event-log.ts). */
+export interface LogKeys {
+  streams: string;
+  retained: string;
+  retainedReady: string;
+  head(stream: string): string;
+  document(stream: string): string;
+  entries(stream: string): string;
+  patches(stream: string): string;
+}
 
 /** Streams whose scripts are in flight at once: one round trip a batch, and a bounded reply. */
 export const RETENTION_BATCH = 500;
