@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { EventLog } from '../src/store/ports.js';
 import { expireScript } from '../src/store/redis/append-script.js';
-import { createRedisEventLog, redisLogKeys } from '../src/store/redis/redis-event-log.js';
+import { type RedisLogKeys, redisLogKeys } from '../src/store/redis/log-keys.js';
+import { createRedisEventLog } from '../src/store/redis/redis-event-log.js';
 import { openDatabase } from '../src/store/sqlite/database.js';
 import { createSqliteEventLog } from '../src/store/sqlite/sqlite-event-log.js';
 
@@ -97,7 +98,7 @@ function sqlitePassAsItWas(db: ReturnType<typeof openDatabase>) {
 }
 
 /** The Redis pass as it was before the retained index: every stream ever written, one round trip each. */
-async function passAsItWas(keys: ReturnType<typeof redisLogKeys>) {
+async function passAsItWas(keys: RedisLogKeys) {
   const cutoffs = [policy.settledBefore.getTime(), policy.forgetBefore.getTime()];
   for (const s of await redis.smembers(keys.streams))
     await expireScript.run(

@@ -27,6 +27,7 @@ import {
   unpackDocument,
 } from '../sqlite/checkpoints.js';
 import { appendScript } from './append-script.js';
+import { redisLogKeys } from './log-keys.js';
 import { expireRetained } from './redis-retention.js';
 
 export interface RedisEventLogOptions {
@@ -54,22 +55,6 @@ export interface RedisEventLogOptions {
   maxConflictRetries?: number;
   /** Patches between checkpoints of a head document. @default DEFAULT_CHECKPOINT_EVERY (32) */
   checkpointEvery?: number;
-}
-
-/** The keys of one prefix. The stream id sits in a hash tag so that one stream's keys share a slot. */
-export function redisLogKeys(prefix: string) {
-  return {
-    epoch: `${prefix}epoch`,
-    streams: `${prefix}streams`,
-    retained: `${prefix}retained`,
-    retainedReady: `${prefix}retained:ready`,
-    fence: `${prefix}fence`,
-    feed: `${prefix}feed`,
-    head: (s: StreamId) => `${prefix}{${s}}:head`,
-    document: (s: StreamId) => `${prefix}{${s}}:doc`,
-    patches: (s: StreamId) => `${prefix}{${s}}:patches`,
-    entries: (s: StreamId) => `${prefix}{${s}}:log`,
-  };
 }
 
 type XEntries = Array<[id: string, fields: string[]]>;

@@ -14,39 +14,30 @@ import type { Redis } from 'ioredis';
 import { redisCall } from '../../redis/errors.js';
 import type { ExpireResult, RetentionPolicy } from '../ports.js';
 import { expireScript, unindexScript } from './append-script.js';
-
-/** The log's keys retention touches (`redisLogKeys` in redis-event-log.ts). */
-export interface LogKeys {
-  streams: string;
-  retained: string;
-  retainedReady: string;
-  head(stream: string): string;
-  document(stream: string): string;
-  entries(stream: string): string;
-  patches(stream: string): string;
-}
+import type { RedisLogKeys } from './log-keys.js';
 
 /** Streams whose scripts are in flight at once: one round trip a batch, and a bounded reply. */
 export const RETENTION_BATCH = 500;
 
 export async function expireRetained(
   redis: Redis,
-  keys: LogKeys,
+  keys: RedisLogKeys,
   policy: RetentionPolicy,
 ): Promise<ExpireResult> {
   await indexOnce(redis, keys);
   const settledBefore = policy.settledBefore.getTime();
   const cutoffs = [settledBefore, policy.forgetBefore.getTime()];
-  const due = await redisCall('retained streams', () =>
+  const flat = await redisCall('retained streams', () =>
     redis.zrangebyscore(keys.retained, '-inf', `(${settledBefore}`, 'WITHSCORES'),
   );
+  // [stream, score as read]: the score goes back to unindex.lua, which removes a stream only if it is unchanged.
+  const due = flat.flatMap((v, i) => (i % 2 === 0 ? [[v, flat[i + 1]!] as const] : []));
   const result = { settled: 0, forgotten: 0 };
-  for (let i = 0; i < due.length; i += 2 * RETENTION_BATCH) {
-    const batch = due.slice(i, i + 2 * RETENTION_BATCH);
-    const streams = batch.filter((_, j) => j % 2 === 0);
+  for (let i = 0; i < due.length; i += RETENTION_BATCH) {
+    const batch = due.slice(i, i + RETENTION_BATCH);
     const outcomes = await Promise.all(
-      streams.map(
-        (s) =>
+      batch.map(
+        ([s]) =>
           redisCall(`expire ${s}`, () =>
             expireScript.run(
               redis,
@@ -60,7 +51,7 @@ export async function expireRetained(
     outcomes.forEach(([outcome, holds], j) => {
       if (outcome === 1) result.settled++;
       if (outcome === 2) result.forgotten++;
-      if (holds === 0) empty.push(batch[2 * j]!, batch[2 * j + 1]!);
+      if (holds === 0) empty.push(...batch[j]!);
     });
     if (empty.length > 0)
       await redisCall('unindex streams', () => unindexScript.run(redis, [keys.retained], empty));
@@ -69,7 +60,7 @@ export async function expireRetained(
 }
 
 /** Indexes the streams written before the retained index existed, once per Redis data set. */
-async function indexOnce(redis: Redis, keys: LogKeys): Promise<void> {
+async function indexOnce(redis: Redis, keys: RedisLogKeys): Promise<void> {
   if ((await redisCall('retained index', () => redis.exists(keys.retainedReady))) === 1) return;
   const streams = await redisCall('list streams', () => redis.smembers(keys.streams));
   for (let i = 0; i < streams.length; i += RETENTION_BATCH) {

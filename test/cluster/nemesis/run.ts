@@ -11,7 +11,8 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pollerLeaseKey } from '../../../src/backend/redis.js';
-import { redisLogKeys, valueText } from '../../../src/store/redis/redis-event-log.js';
+import { redisLogKeys } from '../../../src/store/redis/log-keys.js';
+import { valueText } from '../../../src/store/redis/redis-event-log.js';
 import { clusterClock, clusterNow } from '../cluster-clock.js';
 import {
   clusterEnv,
